@@ -1,0 +1,51 @@
+# Autograd Lab. On a fresh Debian/Ubuntu machine:
+#   make lab    install everything, open the lessons in JupyterLab
+#   make test   install everything, run every test
+PYTHON ?= python3
+PYTEST_ARGS ?= -ra
+TORCH_PIN := torch==2.13.0
+STAMP_DIR := .build
+INSTALL_STAMP := $(STAMP_DIR)/install.stamp
+
+NOTEBOOKS := $(wildcard notebooks/*.ipynb)
+NBVAL_SANITIZE := $(wildcard notebooks/sanitize.cfg)
+NBVAL_ARGS := $(if $(NOTEBOOKS),--nbval notebooks $(if $(NBVAL_SANITIZE),--nbval-sanitize-with $(NBVAL_SANITIZE)))
+
+.PHONY: lab test install sysdeps pydeps lint bench clean
+
+lab: install
+	$(PYTHON) -m jupyter lab notebooks/
+
+# pytest exit 5 means "no tests collected": reported, not treated as a failure.
+test: install
+	$(PYTHON) -m pytest $(PYTEST_ARGS) tests $(NBVAL_ARGS) || { rc=$$?; \
+	  if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; else exit $$rc; fi; }
+
+install: sysdeps pydeps
+
+sysdeps:
+	bash scripts/install-system-deps.sh
+
+# torch first, on its own, exactly pinned (the local CPU build), so pip never resolves another
+# torch build while installing the rest. Skipped when the stamp is newer than pyproject.toml and
+# scripts/check_python_deps.py finds the install in place.
+pydeps:
+	@if [ -f $(INSTALL_STAMP) ] && [ $(INSTALL_STAMP) -nt pyproject.toml ] \
+	  && (cd / && $(PYTHON) "$(CURDIR)/scripts/check_python_deps.py"); then \
+	  echo "python deps: installed (stamp $(INSTALL_STAMP))"; \
+	else \
+	  $(PYTHON) -m pip install "$(TORCH_PIN)" && \
+	  $(PYTHON) -m pip install -e ".[dev]" && \
+	  mkdir -p $(STAMP_DIR) && touch $(INSTALL_STAMP); \
+	fi
+
+lint: pydeps
+	$(PYTHON) -m ruff check .
+	$(PYTHON) -m ruff format --check .
+
+bench: install
+	@if [ -d benchmarks ]; then $(PYTHON) -m benchmarks; \
+	else echo "bench: no benchmarks/ directory yet"; fi
+
+clean:
+	rm -rf $(STAMP_DIR) build *.egg-info artifacts

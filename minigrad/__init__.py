@@ -1,0 +1,86 @@
+"""minigrad: a numpy autograd with PyTorch's names and semantics (`import minigrad as torch`)."""
+
+from . import ops as _ops  # noqa: F401 - binds Tensor methods
+from .autograd import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    no_grad,
+    set_grad_enabled,
+)
+from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled  # noqa: F401
+from .creation import (  # noqa: F401
+    arange, as_tensor, empty, eye, from_numpy, full, full_like, linspace, manual_seed, ones,
+    ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor, zeros, zeros_like,
+)
+from .dtypes import (  # noqa: F401
+    bool_ as bool,  # noqa: A004
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int32,
+    int64,
+    set_default_dtype,
+)
+from .ops import elementwise as _ew
+from .ops import indexing as _ix
+from .ops import linalg as _la
+from .ops import reduction as _red
+from .ops import shape as _sh
+from .tensor import Size, Tensor  # noqa: F401
+
+from . import autograd  # noqa: E402,F401  (after Tensor so autograd sees the bound methods)
+
+float = float32  # noqa: A001
+double = float64
+long = int64
+half = float16
+
+add, sub, mul, div, pow = _ew.add, _ew.sub, _ew.mul, _ew.div, _ew.pow  # noqa: A001
+neg, exp, log, sin, cos, tanh = _ew.neg, _ew.exp, _ew.log, _ew.sin, _ew.cos, _ew.tanh
+sigmoid, relu, abs, sqrt, clamp = _ew.sigmoid, _ew.relu, _ew.abs, _ew.sqrt, _ew.clamp  # noqa: A001
+clip, where, masked_fill = _ew.clamp, _ew.where, _ew.masked_fill
+sum, mean, max, min, argmax = _red.sum, _red.mean, _red.max, _red.min, _red.argmax  # noqa: A001
+var, std, norm, softmax, log_softmax = _red.var, _red.std, _red.norm, _red.softmax, _red.log_softmax
+reshape, transpose, permute, t = _sh.reshape, _sh.transpose, _sh.permute, _sh.t
+unsqueeze, squeeze, flatten, cat, stack, clone = (_sh.unsqueeze, _sh.squeeze, _sh.flatten,
+                                                  _sh.cat, _sh.stack, _sh.clone)
+concat = cat
+select = _ix.select
+matmul, mm, mv, dot, addmm = _la.matmul, _la.mm, _la.mv, _la.dot, _la.addmm
+
+
+def is_tensor(obj) -> bool:  # noqa: D103
+    return isinstance(obj, Tensor)
+
+
+def numel(t: Tensor) -> int:  # noqa: D103
+    return t.numel()
+
+
+def isnan(t: Tensor) -> Tensor:  # noqa: D103
+    import numpy as _np
+
+    return Tensor._wrap(_np.isnan(t._data))
+
+
+def isfinite(t: Tensor) -> Tensor:  # noqa: D103
+    import numpy as _np
+
+    return Tensor._wrap(_np.isfinite(t._data))
+
+
+def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:  # noqa: D103
+    import numpy as _np
+
+    return bool(_np.allclose(a._data, b._data, rtol=rtol, atol=atol))
+
+
+def equal(a: Tensor, b: Tensor) -> bool:  # noqa: D103
+    import numpy as _np
+
+    return a.shape == b.shape and bool(_np.array_equal(a._data, b._data))
+
+
+__version__ = "0.1.0"

@@ -1,0 +1,118 @@
+"""torch.autograd.backward and torch.autograd.grad on top of the engine."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import engine
+
+
+def _as_tuple(x: Any) -> tuple:
+    from ..tensor import Tensor
+
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) -> list:
+    from ..tensor import Tensor
+
+    result = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out.dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs "
+                                   f"but got {out.dtype}")
+            result.append(Tensor._wrap(np.ones(out.shape, dtype=out._data.dtype)))
+            continue
+        if not isinstance(g, Tensor):
+            g = Tensor._wrap(np.asarray(g, dtype=out._data.dtype))
+        if g.shape != out.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                               f"output[{i}] has a shape of {out.shape}.")
+        if g.dtype.is_floating_point != out.dtype.is_floating_point:
+            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to "
+                               f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a "
+                               f"dtype of {g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+        result.append(g)
+    return result
+
+
+def _check_roots(outputs: tuple) -> None:
+    for i, out in enumerate(outputs):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
+                               "grad_fn")
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, grad_variables: Any = None, inputs: Any = None) -> None:
+    """Accumulate d(tensors)/d(leaf) into each leaf's .grad (or only into `inputs`)."""
+    if grad_variables is not None:
+        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", stacklevel=2)
+        grad_tensors = grad_variables
+    outputs = _as_tuple(tensors)
+    grads = _as_tuple(grad_tensors) or (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
+    inputs = _as_tuple(inputs) if inputs is not None else None
+    if inputs is not None and len(inputs) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    if retain_graph is None:
+        retain_graph = create_graph
+    _check_roots(outputs)
+    grads = _make_grads(outputs, grads)
+    if inputs is not None:
+        for t in inputs:
+            if not t.requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+    engine.execute(outputs, grads, retain_graph, create_graph, inputs, capture=False)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """Return d(outputs)/d(inputs) without touching any .grad."""
+    from ..tensor import Tensor
+
+    outputs = _as_tuple(outputs)
+    inputs_t = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad_outputs has {len(grads)} tensors but outputs has {len(outputs)}")
+    for t in inputs_t:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    _check_roots(outputs)
+    grads = _make_grads(outputs, grads)
+    result = engine.execute(outputs, grads, retain_graph, create_graph, inputs_t, capture=True)
+    final = []
+    for t, g in zip(inputs_t, result):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used "
+                                   "in the graph. Set allow_unused=True if this is the desired "
+                                   "behavior.")
+            if materialize_grads:
+                g = Tensor._wrap(np.zeros(t.shape, dtype=t._data.dtype))
+        elif not create_graph:
+            g = g.detach()
+        final.append(g)
+    return tuple(final)

@@ -1,0 +1,306 @@
+"""The backward engine, shaped like PyTorch's: count dependencies, run ready nodes newest first.
+
+Every step is reported to observers (see observe.py) when someone listens.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from . import anomaly, grad_mode
+from .graph import Node, grad_accumulator
+from .observe import LISTENERS, emit
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+
+def _snap(t: Tensor | None):
+    return None if t is None else np.array(t._data, copy=True)
+
+
+def _edge_of(t: Tensor) -> tuple:
+    if t.grad_fn is not None:
+        return t.grad_fn, t._output_nr
+    if t.requires_grad:
+        return grad_accumulator(t), 0
+    return None, 0
+
+
+def _check_hook_result(name: str, old: Tensor, new) -> Tensor:
+    from ..tensor import Tensor
+
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Tensor or None (got {type(new).__name__})")
+    if new.shape != old.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value (was {list(old.shape)} "
+                           f"got {list(new.shape)})")
+    if new.dtype != old.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {old.dtype} got "
+                           f"{new.dtype})")
+    return new
+
+
+def _validate(node: Node, outs: tuple) -> list:
+    """Like PyTorch's validate_outputs: reduce broadcast gradients, cast dtypes, reject the rest."""
+    from ..tensor import Tensor
+
+    if len(outs) != len(node.next_functions):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {len(node.next_functions)}, got {len(outs)})")
+    fixed = list(outs)
+    for i, g in enumerate(outs):
+        if g is None or node.next_functions[i][0] is None:
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(f"function {node.name()} returned a gradient of type "
+                            f"{type(g).__name__} at index {i}, expected a Tensor or None")
+        shape, dtype = node._input_meta[i]
+        if g.shape != shape:
+            try:
+                expandable = np.broadcast_shapes(shape, g.shape) == g.shape
+            except ValueError:
+                expandable = False
+            if not expandable:
+                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
+                                   f"{i} - got {list(g.shape)} but expected shape compatible with "
+                                   f"{list(shape)}")
+            g = g.sum_to_size(shape)
+        if g.dtype != dtype:
+            g = g.to(dtype)
+        fixed[i] = g
+    return fixed
+
+
+def _discover(root_nodes: list[Node]) -> tuple[dict, list]:
+    """Dependencies (edges pointing into each node) and every reachable node, iteratively."""
+    deps: dict[Node, int] = {}
+    seen = set(root_nodes)
+    order = list(root_nodes)
+    stack = list(root_nodes)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                order.append(nxt)
+                stack.append(nxt)
+    return deps, order
+
+
+def _needed(order: list[Node], targets: set) -> set:
+    """Nodes with a path to a target: only they run when `inputs` narrows the backward."""
+    needed: set = set()
+    done: set = set()
+    for start in order:
+        stack = [(start, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if node in done:
+                continue
+            if expanded:
+                done.add(node)
+                if node in targets or any(n in needed for n, _ in node.next_functions if n):
+                    needed.add(node)
+                continue
+            stack.append((node, True))
+            stack.extend((n, False) for n, _ in node.next_functions if n is not None
+                         and n not in done)
+    return needed
+
+
+def _add_to_buffer(buffers: dict, node: Node, slot: int, grad: Tensor, observed: bool) -> None:
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * node._num_outputs
+    if buf[slot] is None:
+        buf[slot] = grad
+    else:
+        before = buf[slot]
+        buf[slot] = before + grad
+        if observed:
+            emit("buffer_sum", node=node, slot=slot, before=_snap(before), added=_snap(grad),
+                 after=_snap(buf[slot]))
+
+
+def _run_tensor_hooks(node: Node, grads: list, observed: bool) -> None:
+    if node._is_accumulate_grad:
+        hook_dicts = {0: node.variable._backward_hooks} if node.variable._backward_hooks else {}
+    else:
+        hook_dicts = node._tensor_hooks
+    for slot, hooks in hook_dicts.items():
+        for fn in tuple(hooks.values()):
+            if grads[slot] is None:
+                break
+            result = fn(grads[slot])
+            if observed:
+                emit("hook", hook="tensor", node=node, slot=slot, fn=_fn_name(fn),
+                     grad=_snap(grads[slot]), returned=_snap(result) if result is not None else None)
+            if result is not None:
+                grads[slot] = _check_hook_result(_fn_name(fn), grads[slot], result)
+    for slot, fn in node._retain_hooks.items():
+        if grads[slot] is not None:
+            fn(grads[slot])
+            if observed:
+                emit("hook", hook="retain_grad", node=node, slot=slot, fn="retain_grad",
+                     grad=_snap(grads[slot]), returned=None)
+
+
+def _fn_name(fn) -> str:
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+def _accumulate(node, grad: Tensor, create_graph: bool, observed: bool) -> None:
+    from ..tensor import Tensor
+
+    var = node.variable
+    before = _snap(var._grad) if observed else None
+    if var._grad is None:
+        var._grad = grad.clone() if create_graph else Tensor._wrap(np.array(grad._data, copy=True))
+    elif create_graph:
+        var._grad = var._grad + grad
+    else:
+        var._grad._data += grad._data
+        var._grad._version_counter.value += 1
+    if observed:
+        emit("accumulate", node=node, variable=var, before=before, added=_snap(grad),
+             after=_snap(var._grad))
+    for fn in tuple(var._post_acc_hooks.values()):
+        fn(var)
+        if observed:
+            emit("hook", hook="post_accumulate", node=node, slot=0, fn=_fn_name(fn),
+                 grad=_snap(var._grad), returned=None)
+
+
+def _call_node(node: Node, grads: list, observed: bool) -> tuple:
+    for fn in tuple(node._pre_hooks.values()):
+        result = fn(tuple(grads))
+        if observed:
+            emit("hook", hook="prehook", node=node, slot=None, fn=_fn_name(fn),
+                 grad=[_snap(g) for g in grads], returned=result is not None)
+        if result is not None:
+            grads[:] = list(result)
+    if all(g is None for g in grads):
+        outs = [None] * len(node.next_functions)
+    else:
+        outs = _validate(node, node.apply(tuple(node._materialize(grads))))
+    for fn in tuple(node._post_hooks.values()):
+        result = fn(tuple(outs), tuple(grads))
+        if observed:
+            emit("hook", hook="posthook", node=node, slot=None, fn=_fn_name(fn),
+                 grad=[_snap(g) for g in outs], returned=result is not None)
+        if result is not None:
+            outs = list(result)
+    return outs
+
+
+def _check_nan(node: Node, outs: list) -> None:
+    for i, g in enumerate(outs):
+        if g is not None and g.dtype.is_floating_point and np.isnan(g._data).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
+def execute(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph: bool,
+            create_graph: bool, inputs: Sequence[Tensor] | None, capture: bool) -> list | None:
+    """Run one backward pass from `roots` seeded with `grads`.
+
+    capture=False accumulates into leaves (or only into `inputs`); capture=True returns the
+    gradients flowing into `inputs` without touching any `.grad` (autograd.grad).
+    """
+    observed = bool(LISTENERS)
+    root_edges = [_edge_of(t) for t in roots]
+    root_nodes = list(dict.fromkeys(n for n, _ in root_edges))
+    deps, order = _discover(root_nodes)
+    for n, _ in root_edges:
+        deps[n] = deps.get(n, 0) + 1
+
+    captures: dict[Node, list[tuple[int, int]]] = {}
+    needed = None
+    if inputs is not None:
+        for idx, t in enumerate(inputs):
+            node, slot = _edge_of(t)
+            captures.setdefault(node, []).append((slot, idx))
+        needed = _needed(order, set(captures))
+    results: list = [None] * (len(inputs) if inputs is not None else 0)
+
+    if observed:
+        emit("backward_start", roots=list(roots), root_nodes=root_nodes, retain_graph=retain_graph,
+             create_graph=create_graph, inputs=list(inputs) if inputs is not None else None,
+             dependencies={n: c for n, c in deps.items()}, capture=capture)
+
+    tie = itertools.count()
+    heap: list = []
+    buffers: dict[Node, list] = {}
+
+    def send(node: Node, slot: int, grad: Tensor | None, source: Node | None) -> None:
+        if needed is not None and node not in needed:
+            return
+        if grad is not None:
+            if observed:
+                emit("edge", source=source, target=node, slot=slot, grad=_snap(grad))
+            _add_to_buffer(buffers, node, slot, grad, observed)
+        elif node not in buffers:
+            buffers[node] = [None] * node._num_outputs
+        deps[node] -= 1
+        if deps[node] == 0:
+            heapq.heappush(heap, (-node._sequence_nr, next(tie), node))
+            if observed:
+                emit("ready", node=node, queue=[e[2] for e in sorted(heap)])
+
+    prev_mode = grad_mode._State.enabled
+    grad_mode._State.enabled = create_graph
+    try:
+        for (node, slot), g in zip(root_edges, grads):
+            send(node, slot, g, None)
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            grads_in = buffers.pop(node)
+            if observed:
+                emit("node_start", node=node, grad_outputs=[_snap(g) for g in grads_in],
+                     queue=[e[2] for e in sorted(heap)])
+            _run_tensor_hooks(node, grads_in, observed)
+            for slot, idx in captures.get(node, ()):
+                results[idx] = grads_in[slot]
+                if observed:
+                    emit("capture", node=node, slot=slot, index=idx, grad=_snap(grads_in[slot]))
+                if not capture and not node._is_accumulate_grad and grads_in[slot] is not None:
+                    inputs[idx]._accumulate_non_leaf(grads_in[slot], create_graph)
+            runs = needed is None or any(n in needed for n, _ in node.next_functions if n)
+            if node._is_accumulate_grad:
+                if not capture and grads_in[0] is not None:
+                    _accumulate(node, grads_in[0], create_graph, observed)
+                continue
+            if not runs:
+                continue
+            try:
+                outs = _call_node(node, grads_in, observed)
+                if anomaly._State.enabled and anomaly._State.check_nan:
+                    _check_nan(node, outs)
+            except Exception as err:
+                if observed:
+                    emit("error", node=node, error=type(err).__name__, message=str(err))
+                if anomaly._State.enabled:
+                    anomaly.report_error(node)
+                raise
+            if observed:
+                emit("node_run", node=node, grad_outputs=[_snap(g) for g in grads_in],
+                     grad_inputs=[_snap(g) for g in outs])
+            if not retain_graph and node._saved:
+                node._release_variables()
+                if observed:
+                    emit("freed", node=node, saved=list(node._saved))
+            for (nxt, nslot), g in zip(node.next_functions, outs):
+                if nxt is not None:
+                    send(nxt, nslot, g, node)
+    finally:
+        grad_mode._State.enabled = prev_mode
+    if observed:
+        emit("backward_end", results=[_snap(r) for r in results])
+    return results if capture else None

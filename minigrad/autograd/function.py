@@ -1,0 +1,224 @@
+"""Custom autograd Functions with PyTorch's API: the ctx is the backward node itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import grad_mode
+from .engine import _edge_of
+from .graph import Node, SavedTensor
+
+
+class FunctionCtx:
+    """What forward() receives as ctx; also usable alone for setup_context-style code."""
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        self.to_save = tensors
+
+    def mark_dirty(self, *tensors: Any) -> None:
+        self.dirty_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = value
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node a custom Function leaves in the graph (named `<Function>Backward`)."""
+
+    _forward_cls: type = None  # set per Function subclass
+
+    def __init__(self) -> None:
+        Node.__init__(self)
+        self.to_save = ()
+        self.dirty_tensors = ()
+        self.non_differentiable = ()
+        self.materialize_grads = True
+        self.needs_input_grad = ()
+        self._saved_list: list | None = None
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def saved_tensors(self) -> tuple:
+        from .graph import FREED_MESSAGE
+
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        if self._saved_list is None:
+            return tuple(self.to_save)
+        return tuple(s.unpack(self) if isinstance(s, SavedTensor) else s
+                     for s in self._saved_list)
+
+    def _release_variables(self) -> None:
+        if self._saved_list:
+            self._saved_list = [None] * len(self._saved_list)
+            self._freed = True
+
+    def saved_tensor_slots(self) -> list:
+        return [(f"saved_tensors[{i}]", s.shape if isinstance(s, SavedTensor) else None,
+                 self._freed) for i, s in enumerate(self._saved_list or [])]
+
+    @property
+    def _saved(self):  # the engine frees nodes whose _saved is truthy
+        return {i: s for i, s in enumerate(self._saved_list or [])}
+
+    @_saved.setter
+    def _saved(self, value) -> None:
+        pass
+
+    def _materialize(self, grads: list) -> list:
+        if not self.materialize_grads:
+            return grads
+        return _zeros_for_missing(self, grads)
+
+    def apply(self, grads: tuple) -> tuple:
+        result = self._forward_cls.backward(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        expected = len(self.next_functions)
+        if len(result) > expected and all(r is None for r in result[expected:]):
+            result = result[:expected]
+        if len(result) != expected:
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                               f"(expected {expected}, got {len(result)})")
+        return result
+
+
+def _zeros_for_missing(node: Node, grads: list) -> list:
+    from ..tensor import Tensor
+
+    return [Tensor._wrap(np.zeros(shape, dtype=dt.np)) if g is None else g
+            for g, (shape, dt) in zip(grads, node._output_meta)]
+
+
+def _node_materialize(self: Node, grads: list) -> list:
+    if all(g is not None for g in grads):
+        return grads
+    return _zeros_for_missing(self, grads)
+
+
+Node._materialize = _node_materialize
+Node._output_meta = property(lambda self: getattr(self, "_out_meta", ()))
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its own node class, `<Name>Backward`."""
+
+    def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(f"{name}Backward", (BackwardCFunction,), {"_forward_cls": cls})
+
+
+class Function(metaclass=FunctionMeta):
+    """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call `.apply`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. "
+                           "Please use new-style autograd function with static forward method. "
+                           "(Example: https://pytorch.org/docs/stable/autograd.html"
+                           "#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError("You must implement either the backward or vjp method for your "
+                                  "custom autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        from ..tensor import Tensor
+        from .observe import LISTENERS, emit
+
+        node = cls._backward_cls()
+        tensor_args = [a if isinstance(a, Tensor) else None for a in args]
+        node.needs_input_grad = tuple(bool(t is not None and t.requires_grad) for t in tensor_args)
+        differentiable = grad_mode._State.enabled and any(node.needs_input_grad)
+        with grad_mode.no_grad():
+            raw = cls.forward(node, *args, **kwargs)
+        single = not isinstance(raw, tuple)
+        outputs = (raw,) if single else raw
+
+        if differentiable:  # edges first: a dirty input is about to be rebased onto this node
+            node.next_functions = tuple(_edge_of(t) if t is not None else (None, 0)
+                                        for t in tensor_args)
+            node._input_meta = tuple((t.shape, t.dtype) if t is not None else None
+                                     for t in tensor_args)
+        dirty = {id(t) for t in node.dirty_tensors}
+        returned = {id(o) for o in outputs if isinstance(o, Tensor)}
+        if dirty - returned:
+            raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                               "returned as output. The inputs that are modified inplace must all "
+                               "be outputs of the Function.")
+        input_ids = {id(t) for t in tensor_args if t is not None}
+        non_diff = {id(t) for t in node.non_differentiable}
+        wrapped = []
+        for i, o in enumerate(outputs):
+            if not isinstance(o, Tensor):
+                wrapped.append(o)
+                continue
+            if id(o) in dirty:
+                if differentiable and o.is_leaf and o._requires_grad:
+                    raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                       "in-place operation.")
+                out = o
+            elif id(o) in input_ids:  # an input returned as is: a new tensor on the same data
+                out = Tensor._wrap(o._data, counter=o._version_counter)
+            else:
+                out = o
+            if differentiable and id(o) not in non_diff:
+                out._grad_fn, out._output_nr = node, i
+                out._requires_grad = False
+            elif id(o) in non_diff:
+                out._requires_grad = False
+            wrapped.append(out)
+        if differentiable:
+            node._num_outputs = len(outputs)
+            node._out_meta = tuple((o.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
+                                   for o in outputs)
+            out_ids = {id(o): w for o, w in zip(outputs, wrapped) if isinstance(o, Tensor)}
+            node._saved_list = [_save(node, t, out_ids) for t in node.to_save]
+            node.to_save = ()
+            if LISTENERS:
+                emit("node_created", node=node, name=node.name(), inputs=tensor_args,
+                     output=wrapped[0], shape=tuple(getattr(wrapped[0], "shape", ())))
+        return wrapped[0] if single else tuple(wrapped)
+
+
+def _save(node: Node, t: Any, out_ids: dict) -> Any:
+    from ..tensor import Tensor
+
+    if t is None:
+        return None
+    if not isinstance(t, Tensor):
+        raise TypeError("save_for_backward can only save variables, but argument 0 is of type "
+                        f"{type(t).__name__}")
+    if id(t) in out_ids:
+        return SavedTensor(out_ids[id(t)], is_output=True)
+    return SavedTensor(t, is_output=False)
+
+
+def once_differentiable(fn):
+    """Run backward without recording, as PyTorch's decorator does."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with grad_mode.no_grad():
+            return fn(ctx, *args)
+
+    return wrapper

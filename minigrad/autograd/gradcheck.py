@@ -1,0 +1,120 @@
+"""gradcheck / gradgradcheck: compare autograd's Jacobian with central finite differences."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+from . import grad_mode
+from .api import grad as autograd_grad
+
+
+class GradcheckError(RuntimeError):
+    pass
+
+
+def _tuple(x: Any) -> tuple:
+    from ..tensor import Tensor
+
+    return (x,) if isinstance(x, Tensor) else tuple(x)
+
+
+def _outputs(fn: Callable, inputs: tuple) -> tuple:
+    from ..tensor import Tensor
+
+    return tuple(o for o in _tuple(fn(*inputs)) if isinstance(o, Tensor))
+
+
+def _numerical(fn: Callable, inputs: tuple, i: int, eps: float) -> list[np.ndarray]:
+    """d(each output)/d(inputs[i]) by central differences, one column per input element."""
+    x = inputs[i]
+    flat = x._data.reshape(-1)
+    outs = _outputs(fn, inputs)
+    jac = [np.zeros((x._data.size, o._data.size)) for o in outs]
+    with grad_mode.no_grad():
+        for k in range(flat.size):
+            orig = flat[k].item()
+            flat[k] = orig + eps
+            plus = [o._data.astype(np.float64).ravel() for o in _outputs(fn, inputs)]
+            flat[k] = orig - eps
+            minus = [o._data.astype(np.float64).ravel() for o in _outputs(fn, inputs)]
+            flat[k] = orig
+            for j, (p, m) in enumerate(zip(plus, minus)):
+                jac[j][k] = (p - m) / (2 * eps)
+    return jac
+
+
+def _analytical(outs: tuple, inputs: tuple, i: int) -> list[np.ndarray]:
+    from ..tensor import Tensor
+
+    x = inputs[i]
+    jac = []
+    for o in outs:
+        j = np.zeros((x._data.size, o._data.size))
+        if o.requires_grad:
+            for k in range(o._data.size):
+                onehot = np.zeros(o._data.size, dtype=o._data.dtype)
+                onehot[k] = 1
+                (g,) = autograd_grad(o, x, Tensor._wrap(onehot.reshape(o.shape)),
+                                     retain_graph=True, allow_unused=True)
+                if g is not None:
+                    j[:, k] = g._data.astype(np.float64).ravel()
+        jac.append(j)
+    return jac
+
+
+def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5,
+              rtol: float = 1e-3, raise_exception: bool = True, **_ignored: Any) -> bool:
+    """True when analytical and numerical Jacobians agree within atol + rtol * |numerical|."""
+    inputs = _tuple(inputs)
+    for idx, t in enumerate(inputs):
+        if getattr(t, "requires_grad", False) and t.dtype.name != "float64":
+            warnings.warn(f"Input #{idx} requires gradient and is not a double precision floating "
+                          "point or complex. This check will likely fail if all the inputs are "
+                          "not of double precision floating point or complex. ", UserWarning,
+                          stacklevel=2)
+    with grad_mode.enable_grad():
+        outs = _outputs(func, inputs)
+    for i, x in enumerate(inputs):
+        if not getattr(x, "requires_grad", False):
+            continue
+        numerical = _numerical(func, inputs, i, eps)
+        analytical = _analytical(outs, inputs, i)
+        for j, (n, a) in enumerate(zip(numerical, analytical)):
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                msg = (f"Jacobian mismatch for output {j} with respect to input {i},\n"
+                       f"numerical:{n}\nanalytical:{a}\n")
+                if raise_exception:
+                    raise GradcheckError(msg)
+                return False
+    return True
+
+
+def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
+                  **_ignored: Any) -> bool:
+    """gradcheck of the function that maps (inputs, grad_outputs) to the first gradients."""
+    from ..tensor import Tensor
+
+    inputs = _tuple(inputs)
+    with grad_mode.enable_grad():
+        outs = _outputs(func, inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = tuple(Tensor._wrap(rng.standard_normal(o.shape).astype(o._data.dtype),
+                                          requires_grad=True) for o in outs)
+    grad_outputs = _tuple(grad_outputs)
+    diff_idx = [k for k, t in enumerate(inputs) if getattr(t, "requires_grad", False)]
+    n_in = len(inputs)
+
+    def first_grads(*args: Any) -> tuple:
+        xs, gos = args[:n_in], args[n_in:]
+        ys = _outputs(func, xs)
+        grads = autograd_grad(ys, [xs[k] for k in diff_idx], gos, create_graph=True,
+                              allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

@@ -1,0 +1,197 @@
+"""The backward graph: nodes (what `grad_fn` is), AccumulateGrad for leaves, saved tensors."""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..dtypes import LEGACY_NAMES
+from .hooks import RemovableHandle, add_hook
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+_sequence = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+class SavedTensor:
+    """A tensor kept for backward, with the version it had when saved.
+
+    An op's own output is kept without a strong link to its node (data, version counter and a
+    weak reference to the node), so saving outputs creates no reference cycle.
+    """
+
+    __slots__ = ("_tensor", "_data", "_counter", "_version", "_node_ref", "_output_nr",
+                 "_requires_grad")
+
+    def __init__(self, tensor: Tensor, is_output: bool) -> None:
+        self._counter = tensor._version_counter
+        self._version = self._counter.value
+        if is_output:
+            self._tensor = None
+            self._data = tensor._data
+            self._node_ref = weakref.ref(tensor.grad_fn) if tensor.grad_fn is not None else None
+            self._output_nr = tensor._output_nr
+            self._requires_grad = tensor.requires_grad
+        else:
+            self._tensor = tensor
+
+    def unpack(self, owner: Node) -> Tensor:
+        if self._counter.value != self._version:
+            raise RuntimeError(self._modified_message())
+        if self._tensor is not None:
+            return self._tensor
+        from ..tensor import Tensor
+
+        out = Tensor._wrap(self._data, requires_grad=False, counter=self._counter)
+        node = self._node_ref() if self._node_ref is not None else None
+        if node is not None:
+            out._grad_fn, out._output_nr = node, self._output_nr
+        return out
+
+    def _modified_message(self) -> str:
+        shape = list(self._data.shape if self._tensor is None else self._tensor.shape)
+        dname = (self._data.dtype if self._tensor is None else self._tensor._data.dtype).name
+        desc = f"[torch.{LEGACY_NAMES.get(dname, dname)} {shape}]"
+        node = self._node_ref() if self._tensor is None and self._node_ref else (
+            self._tensor.grad_fn if self._tensor is not None else None)
+        nr = self._output_nr if self._tensor is None else self._tensor._output_nr
+        where = f", which is output {nr} of {node.name()}," if node is not None else ""
+        return (
+            "one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: {desc}{where} is at version {self._counter.value}; expected version "
+            f"{self._version} instead. Hint: enable anomaly detection to find the operation that "
+            "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True)."
+        )
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._data.shape if self._tensor is None else self._tensor.shape)
+
+
+class Node:
+    """One backward function. `next_functions[i]` is the (node, input_nr) edge that receives the
+    gradient for the forward op's i-th input; `_input_meta[i]` its (shape, dtype)."""
+
+    _is_accumulate_grad = False
+
+    def __init__(self) -> None:
+        self.next_functions: tuple = ()
+        self._input_meta: tuple = ()
+        self._sequence_nr = next(_sequence)
+        self._saved: dict[str, SavedTensor | None] | None = {}
+        self._freed = False
+        self._pre_hooks: dict = {}
+        self._post_hooks: dict = {}
+        self._tensor_hooks: dict[int, dict] = {}  # output_nr -> a tensor's own hook dict
+        self._retain_hooks: dict[int, Callable] = {}
+        self._metadata: dict | None = None
+        self._anomaly_trace: str | None = None
+        self._num_outputs = 1
+
+    # --- what PyTorch shows -------------------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object>"
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def _sequence_number(self) -> int:
+        return self._sequence_nr
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """fn(grad_inputs, grad_outputs) -> new grad_inputs or None; runs after the node."""
+        return add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """fn(grad_outputs) -> new grad_outputs or None; runs before the node."""
+        return add_hook(self._pre_hooks, fn)
+
+    # --- saved tensors ----------------------------------------------------------------------
+    def _save(self, tensors: dict) -> None:
+        from ..tensor import Tensor
+
+        for key, t in tensors.items():
+            if t is None:
+                self._saved[key] = None
+            elif isinstance(t, Tensor):
+                t._check_savable()
+                self._saved[key] = SavedTensor(t, is_output=t.grad_fn is self)
+            else:
+                self._saved[key] = t
+
+    def saved(self, key: str):
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        value = self._saved[key]
+        return value.unpack(self) if isinstance(value, SavedTensor) else value
+
+    def __getattr__(self, attr: str) -> Any:
+        # grad_fn._saved_self, _saved_other ... like PyTorch's generated attributes
+        if attr.startswith("_saved_") and "_saved" in self.__dict__:
+            key = attr[len("_saved_"):]
+            if key in self.__dict__["_saved"]:
+                return self.saved(key)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def saved_tensor_slots(self) -> list[tuple[str, tuple | None, bool]]:
+        """(name, shape, freed) of each tensor this node saved: what the explorer draws."""
+        return [(k, v.shape if isinstance(v, SavedTensor) else None, self._freed)
+                for k, v in self._saved.items() if isinstance(v, SavedTensor) or self._freed]
+
+    def _release_variables(self) -> None:
+        if self._saved:
+            self._saved = {k: None for k in self._saved}
+            self._freed = True
+
+    # --- running ----------------------------------------------------------------------------
+    def backward(self, *grads: Tensor | None) -> tuple:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def apply(self, grads: tuple) -> tuple:
+        """Gradients for each next edge, given the gradients of each forward output."""
+        out = self.backward(*grads)
+        return out if isinstance(out, tuple) else (out,)
+
+    def __call__(self, *grads: Tensor | None) -> Any:
+        out = self.apply(grads)
+        return out[0] if len(out) == 1 else out
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf that requires grad: adds incoming gradients into `variable.grad`."""
+
+    _is_accumulate_grad = True
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self.variable = variable
+        self._sequence_nr = float("inf")  # runs as soon as it is ready, like PyTorch's UINT64_MAX
+        self._input_meta = ((variable.shape, variable.dtype),)
+
+    def backward(self, grad: Tensor) -> tuple:
+        return ()
+
+
+def grad_accumulator(tensor: Tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad, shared by every graph that uses the leaf while one is alive."""
+    ref = tensor._grad_acc_ref
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(tensor)
+        tensor._grad_acc_ref = weakref.ref(acc)
+    return acc

@@ -1,0 +1,40 @@
+"""The engine's reporting channel: every forward node and backward step as a plain record.
+
+Producers guard each emit with `if LISTENERS:` so observing costs nothing when nobody listens.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+LISTENERS: list[Callable[[dict], None]] = []
+
+
+def emit(kind: str, **fields: Any) -> None:
+    record = {"kind": kind, **fields}
+    for listener in tuple(LISTENERS):
+        listener(record)
+
+
+class record_steps:  # noqa: N801
+    """Collect every record emitted inside the block: `with record_steps() as steps: ...`."""
+
+    def __init__(self) -> None:
+        self.records: list[dict] = []
+
+    def __enter__(self) -> "record_steps":
+        LISTENERS.append(self.records.append)
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        LISTENERS.remove(self.records.append)
+        return False
+
+    def __iter__(self):
+        return iter(self.records)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def kinds(self) -> list[str]:
+        return [r["kind"] for r in self.records]

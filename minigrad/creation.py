@@ -1,0 +1,172 @@
+"""Tensor factories (tensor, zeros, ones, arange, rand...) and the seeded random generator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import dtypes
+from .tensor import Tensor
+
+
+class _Generator:
+    rng = np.random.default_rng(0)
+
+
+def manual_seed(seed: int) -> _Generator:
+    _Generator.rng = np.random.default_rng(seed)
+    return _Generator
+
+
+def _size(size: tuple) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def _finish(data: np.ndarray, dtype: dtypes.dtype | None, requires_grad: bool) -> Tensor:
+    if dtype is not None:
+        data = data.astype(dtype.np, copy=False)
+    t = Tensor._wrap(data)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_np(data: Any) -> np.ndarray:
+    if isinstance(data, Tensor):
+        return data._data.copy()
+    arr = np.array(data)
+    if arr.dtype.kind == "f":
+        return arr.astype(dtypes.get_default_dtype().np)
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "b":
+        return arr
+    if arr.dtype == object:
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    return arr
+
+
+def tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    if isinstance(data, Tensor):
+        import warnings
+
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+    return _finish(_infer_np(data), dtype, requires_grad)
+
+
+def as_tensor(data: Any, dtype: dtypes.dtype | None = None) -> Tensor:
+    if isinstance(data, Tensor) and (dtype is None or data.dtype is dtype):
+        return data
+    return tensor(data, dtype)
+
+
+def from_numpy(arr: np.ndarray) -> Tensor:
+    return Tensor._wrap(arr)
+
+
+def _default(dtype):
+    return (dtype or dtypes.get_default_dtype()).np
+
+
+def zeros(*size: Any, dtype=None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    return _finish(np.zeros(_size(size), _default(dtype)), None, requires_grad)
+
+
+def ones(*size: Any, dtype=None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    return _finish(np.ones(_size(size), _default(dtype)), None, requires_grad)
+
+
+def empty(*size: Any, dtype=None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def full(size: Any, fill_value: Any, dtype=None, requires_grad: bool = False,
+         device: Any = None) -> Tensor:
+    if dtype is None:
+        dtype = (dtypes.bool_ if isinstance(fill_value, bool) else dtypes.int64
+                 if isinstance(fill_value, int) else dtypes.get_default_dtype())
+    return _finish(np.full(_size((size,)), fill_value, dtype.np), None, requires_grad)
+
+
+def _like(t: Tensor, dtype) -> np.dtype:
+    return (dtype or t.dtype).np
+
+
+def zeros_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.zeros(t.shape, _like(t, dtype)), None, requires_grad)
+
+
+def ones_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.ones(t.shape, _like(t, dtype)), None, requires_grad)
+
+
+def full_like(t: Tensor, fill_value: Any, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.full(t.shape, fill_value, _like(t, dtype)), None, requires_grad)
+
+
+def rand_like(t: Tensor, dtype=None) -> Tensor:
+    return _finish(_Generator.rng.random(t.shape), dtype or t.dtype, False)
+
+
+def randn_like(t: Tensor, dtype=None) -> Tensor:
+    return _finish(_Generator.rng.standard_normal(t.shape), dtype or t.dtype, False)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, dtype=None,
+           requires_grad: bool = False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    is_float = any(isinstance(v, float) for v in (start, end, step))
+    data = np.arange(start, end, step)
+    if dtype is None:
+        dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
+    return _finish(data, dtype, requires_grad)
+
+
+def linspace(start: float, end: float, steps: int, dtype=None, requires_grad: bool = False):
+    return _finish(np.linspace(start, end, steps), dtype or dtypes.get_default_dtype(),
+                   requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.eye(n, m), dtype or dtypes.get_default_dtype(), requires_grad)
+
+
+def rand(*size: Any, dtype=None, requires_grad: bool = False, generator: Any = None) -> Tensor:
+    return _finish(_Generator.rng.random(_size(size)), dtype or dtypes.get_default_dtype(),
+                   requires_grad)
+
+
+def randn(*size: Any, dtype=None, requires_grad: bool = False, generator: Any = None) -> Tensor:
+    return _finish(_Generator.rng.standard_normal(_size(size)),
+                   dtype or dtypes.get_default_dtype(), requires_grad)
+
+
+def randint(low: int, high: int | None = None, size: Any = (), dtype=None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    return _finish(_Generator.rng.integers(low, high, size=_size((size,))), dtype or dtypes.int64,
+                   False)
+
+
+def randperm(n: int) -> Tensor:
+    return Tensor._wrap(_Generator.rng.permutation(n).astype(np.int64))
+
+
+def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
+    t._data[...] = _Generator.rng.normal(mean, std, t.shape)
+    t._version_counter.value += 1
+    return t
+
+
+def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
+    t._data[...] = _Generator.rng.uniform(a, b, t.shape)
+    t._version_counter.value += 1
+    return t

@@ -1,0 +1,104 @@
+"""The one place where a forward op joins the graph: edges, input metadata, saved tensors."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd import anomaly, grad_mode
+from ..autograd.engine import _edge_of
+from ..autograd.graph import Node
+from ..autograd.observe import LISTENERS, emit
+from ..tensor import Tensor
+
+
+def as_tensor_like(value: Any, like: Tensor | None = None) -> Tensor:
+    """Python numbers become constant tensors (weak dtype handled by `promote_data`)."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return Tensor._wrap(np.array(bool(value)))
+    if isinstance(value, numbers.Integral):
+        return Tensor._wrap(np.array(int(value), dtype=np.int64))
+    if isinstance(value, numbers.Real):
+        return Tensor._wrap(np.array(float(value), dtype=dtypes.get_default_dtype().np))
+    return Tensor._wrap(np.asarray(value))
+
+
+def _priority(value: Any) -> int:
+    if isinstance(value, (Tensor, np.ndarray)):
+        return 2 if np.ndim(value) else 1
+    return 0
+
+
+def _py_dtype(value: Any) -> dtypes.dtype:
+    if isinstance(value, np.ndarray):
+        return dtypes.from_numpy_dtype(value.dtype)
+    if isinstance(value, (bool, np.bool_)):
+        return dtypes.bool_
+    if isinstance(value, numbers.Integral):
+        return dtypes.int64
+    return dtypes.float32
+
+
+def operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], dtypes.dtype]:
+    """Tensors for each operand, their arrays cast to the promoted dtype, and that dtype."""
+    result = dtypes.promote([(_priority(v), v.dtype if isinstance(v, Tensor) else _py_dtype(v))
+                             for v in values])
+    tensors = [as_tensor_like(v) for v in values]
+    arrays = [t._data if t._data.dtype == result.np else t._data.astype(result.np)
+              for t in tensors]
+    return tensors, arrays, result
+
+
+def should_record(inputs: tuple) -> bool:
+    if not grad_mode._State.enabled:
+        return False
+    for t in inputs:
+        if t is not None and (t._requires_grad or t._grad_fn is not None):
+            return True
+    return False
+
+
+def record(node_cls: type[Node], data: np.ndarray, inputs: tuple, save: dict | None = None,
+           save_result: bool = False, **attrs: Any) -> Tensor:
+    """Wrap `data` as the op's output and, when grad is on, attach a `node_cls` node to it.
+
+    `inputs` are the tensors gradients flow back to (None for a non-tensor slot); `save` the
+    tensors backward needs (only those, so that unrelated in-place changes stay legal).
+    """
+    out = Tensor._wrap(data)
+    if not should_record(inputs):
+        return out
+    node = node_cls()
+    node.next_functions = tuple(_edge_of(t) if t is not None else (None, 0) for t in inputs)
+    node._input_meta = tuple((t.shape, t.dtype) if t is not None else None for t in inputs)
+    node.__dict__.update(attrs)
+    out._grad_fn = node
+    if save:
+        node._save(save)
+    if save_result:
+        node._save({"result": out})
+    if anomaly._State.enabled:
+        node._anomaly_trace = anomaly.forward_trace()
+    if LISTENERS:
+        emit("node_created", node=node, name=node.name(), inputs=list(inputs), output=out,
+             shape=tuple(data.shape))
+    return out
+
+
+def mark_view(out: Tensor, base: Tensor, view_fn) -> Tensor:
+    """Remember that `out` shares `base`'s storage: same version counter, a way to re-slice."""
+    root = base._base if base._base is not None else base
+    if base._base is not None:
+        outer = base._view_fn
+        out._view_fn = lambda arr: view_fn(outer(arr))
+    else:
+        out._view_fn = view_fn
+    out._base = root
+    out._version_counter = base._version_counter
+    out._is_inference = base._is_inference
+    return out

@@ -1,0 +1,319 @@
+"""Elementwise ops. Backward formulas are written with Tensor ops, so create_graph just works;
+broadcast gradients are reduced to each input's shape by the engine (validate_outputs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..autograd.graph import Node
+from ..tensor import Tensor
+from ._record import operands, record
+
+
+def _float_result(arrays: list[np.ndarray], dtype):
+    """True division and transcendental ops turn integer inputs into the default float."""
+    from .. import dtypes
+
+    if dtype.is_floating_point:
+        return arrays, dtype
+    d = dtypes.get_default_dtype()
+    return [a.astype(d.np) for a in arrays], d
+
+
+def _needs(tensors: list[Tensor]) -> list[bool]:
+    return [t.requires_grad for t in tensors]
+
+
+# --- binary ------------------------------------------------------------------------------
+class AddBackward0(Node):
+    def backward(self, g):
+        return g, (g if self.alpha == 1 else g * self.alpha)
+
+
+class SubBackward0(Node):
+    def backward(self, g):
+        return g, -g if self.alpha == 1 else g * -self.alpha
+
+
+class RsubBackward1(Node):
+    def backward(self, g):
+        return (-g,)
+
+
+class MulBackward0(Node):
+    def backward(self, g):
+        other = self.saved("other")
+        self_ = self.saved("self")
+        return (g * other if other is not None else None, g * self_ if self_ is not None else None)
+
+
+class DivBackward0(Node):
+    def backward(self, g):
+        other = self.saved("other")
+        self_ = self.saved("self")
+        ga = g / other if self.next_functions[0][0] is not None else None
+        gb = -g * self_ / (other * other) if self_ is not None else None
+        return ga, gb
+
+
+class PowBackward0(Node):
+    def backward(self, g):
+        x, e = self.saved("self"), self.exponent
+        if e == 0:
+            return (g * 0,)
+        return (g * e * x ** (e - 1),)
+
+
+class PowBackward1(Node):
+    def backward(self, g):
+        x, e, r = self.saved("self"), self.saved("exponent"), self.saved("result")
+        ga = g * e * x ** (e - 1) if self.next_functions[0][0] is not None else None
+        gb = None
+        if self.next_functions[1][0] is not None:
+            safe = where(x._data == 0, g * 0, g * r * x.log()) if (x._data == 0).any() else (
+                g * r * x.log())
+            gb = safe
+        return ga, gb
+
+
+class PowBackward2(Node):
+    def backward(self, g):
+        r = self.saved("result")
+        return (g * r * float(np.log(self.base)),)
+
+
+class NegBackward0(Node):
+    def backward(self, g):
+        return (-g,)
+
+
+def add(a: Any, b: Any, alpha: float = 1) -> Tensor:
+    (ta, tb), (x, y), _ = operands(a, b)
+    return record(AddBackward0, x + y * alpha if alpha != 1 else x + y, (ta, tb), alpha=alpha)
+
+
+def sub(a: Any, b: Any, alpha: float = 1) -> Tensor:
+    (ta, tb), (x, y), _ = operands(a, b)
+    if x.dtype == np.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    return record(SubBackward0, x - y * alpha if alpha != 1 else x - y, (ta, tb), alpha=alpha)
+
+
+def rsub(a: Any, b: Any) -> Tensor:
+    """b - a where b is a Python number (PyTorch's RsubBackward1)."""
+    (ta, tb), (x, y), _ = operands(a, b)
+    return record(RsubBackward1, y - x, (ta,))
+
+
+def mul(a: Any, b: Any) -> Tensor:
+    (ta, tb), (x, y), _ = operands(a, b)
+    na, nb = _needs([ta, tb])
+    save = {"other": tb if na else None, "self": ta if nb else None}
+    return record(MulBackward0, x * y, (ta, tb), save=save)
+
+
+def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
+    (ta, tb), (x, y), dtype = operands(a, b)
+    if rounding_mode is not None:
+        fn = np.floor_divide if rounding_mode == "floor" else (lambda p, q: np.trunc(p / q))
+        return Tensor._wrap(np.asarray(fn(x, y)).astype(x.dtype))
+    (x, y), _ = _float_result([x, y], dtype)
+    na, nb = _needs([ta, tb])
+    save = {"other": tb if (na or nb) else None, "self": ta if nb else None}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return record(DivBackward0, x / y, (ta, tb), save=save)
+
+
+def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 - torch.pow
+    if not isinstance(a, Tensor):  # scalar ** tensor
+        (tb,), (y,), dtype = operands(b)
+        (y,), _ = _float_result([y], dtype) if isinstance(a, float) else ((y,), dtype)
+        return record(PowBackward2, np.power(np.asarray(a, dtype=y.dtype), y), (tb,),
+                      save_result=True, base=a)
+    if not isinstance(b, Tensor):  # tensor ** scalar
+        (ta,), (x,), dtype = operands(a)
+        if isinstance(b, float) and not dtype.is_floating_point:
+            (x,), _ = _float_result([x], dtype)
+        if not np.issubdtype(x.dtype, np.floating) and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            data = np.power(x, np.asarray(b, dtype=x.dtype))
+        return record(PowBackward0, data, (ta,), save={"self": ta}, exponent=b)
+    (ta, tb), (x, y), _ = operands(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = np.power(x, y)
+    return record(PowBackward1, data, (ta, tb), save={"self": ta, "exponent": tb},
+                  save_result=True)
+
+
+def neg(a: Tensor) -> Tensor:
+    return record(NegBackward0, -a._data, (a,))
+
+
+# --- unary --------------------------------------------------------------------------------
+class ExpBackward0(Node):
+    def backward(self, g):
+        return (g * self.saved("result"),)
+
+
+class LogBackward0(Node):
+    def backward(self, g):
+        return (g / self.saved("self"),)
+
+
+class SinBackward0(Node):
+    def backward(self, g):
+        return (g * self.saved("self").cos(),)
+
+
+class CosBackward0(Node):
+    def backward(self, g):
+        return (g * -self.saved("self").sin(),)
+
+
+class TanhBackward0(Node):
+    def backward(self, g):
+        r = self.saved("result")
+        return (g * (1 - r * r),)
+
+
+class SigmoidBackward0(Node):
+    def backward(self, g):
+        r = self.saved("result")
+        return (g * r * (1 - r),)
+
+
+class ReluBackward0(Node):
+    def backward(self, g):
+        return (g * (self.saved("result")._data > 0),)
+
+
+class AbsBackward0(Node):
+    def backward(self, g):
+        return (g * np.sign(self.saved("self")._data),)
+
+
+class SqrtBackward0(Node):
+    def backward(self, g):
+        return (g / (2 * self.saved("result")),)
+
+
+class _ClampBase(Node):
+    def backward(self, g):
+        x = self.saved("self")._data
+        keep = np.ones(x.shape, dtype=bool)
+        if self.min is not None:
+            keep &= x >= self.min
+        if self.max is not None:
+            keep &= x <= self.max
+        return (g * keep,)
+
+
+class ClampBackward1(_ClampBase):
+    pass
+
+
+class ClampMinBackward0(_ClampBase):
+    pass
+
+
+class ClampMaxBackward0(_ClampBase):
+    pass
+
+
+def _unary(node_cls: type[Node], fn, a: Tensor, save_self=False, save_result=False) -> Tensor:
+    x = a._data
+    if not np.issubdtype(x.dtype, np.floating):
+        x = x.astype(np.float32)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        data = fn(x)
+    return record(node_cls, data.astype(x.dtype, copy=False), (a,),
+                  save={"self": a} if save_self else None, save_result=save_result)
+
+
+def exp(a: Tensor) -> Tensor:
+    return _unary(ExpBackward0, np.exp, a, save_result=True)
+
+
+def log(a: Tensor) -> Tensor:
+    return _unary(LogBackward0, np.log, a, save_self=True)
+
+
+def sin(a: Tensor) -> Tensor:
+    return _unary(SinBackward0, np.sin, a, save_self=True)
+
+
+def cos(a: Tensor) -> Tensor:
+    return _unary(CosBackward0, np.cos, a, save_self=True)
+
+
+def tanh(a: Tensor) -> Tensor:
+    return _unary(TanhBackward0, np.tanh, a, save_result=True)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    # split by sign so that exp never overflows
+    out = np.empty_like(x)
+    pos = x >= 0
+    out[pos] = 1 / (1 + np.exp(-x[pos]))
+    e = np.exp(x[~pos])
+    out[~pos] = e / (1 + e)
+    return out
+
+
+def sigmoid(a: Tensor) -> Tensor:
+    return _unary(SigmoidBackward0, _sigmoid, a, save_result=True)
+
+
+def relu(a: Tensor) -> Tensor:
+    return record(ReluBackward0, np.maximum(a._data, 0).astype(a._data.dtype), (a,),
+                  save_result=True)
+
+
+def abs(a: Tensor) -> Tensor:  # noqa: A001
+    return record(AbsBackward0, np.abs(a._data), (a,), save={"self": a})
+
+
+def sqrt(a: Tensor) -> Tensor:
+    return _unary(SqrtBackward0, np.sqrt, a, save_result=True)
+
+
+def clamp(a: Tensor, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    cls = ClampBackward1 if (min is not None and max is not None) else (
+        ClampMinBackward0 if min is not None else ClampMaxBackward0)
+    lo = -np.inf if min is None else min
+    hi = np.inf if max is None else max
+    data = np.clip(a._data, lo, hi).astype(a._data.dtype)
+    return record(cls, data, (a,), save={"self": a}, min=min, max=max)
+
+
+def where(cond: Any, a: Any, b: Any) -> Tensor:
+    (ta, tb), (x, y), _ = operands(a, b)
+    c = cond._data if isinstance(cond, Tensor) else np.asarray(cond)
+    return record(WhereBackward0, np.where(c, x, y), (ta, tb), cond=c.astype(bool))
+
+
+class WhereBackward0(Node):
+    def backward(self, g):
+        zero = g * 0
+        return where(self.cond, g, zero), where(self.cond, zero, g)
+
+
+def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
+    m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{m.dtype}")
+    v = value._data if isinstance(value, Tensor) else value
+    data = np.where(m, np.asarray(v, dtype=a._data.dtype), a._data)
+    return record(MaskedFillBackward0, data, (a,), mask=m)
+
+
+class MaskedFillBackward0(Node):
+    def backward(self, g):
+        return (masked_fill(g, self.mask, 0),)

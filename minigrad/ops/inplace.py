@@ -1,0 +1,173 @@
+"""In-place ops: PyTorch's checks, the version counter, and rebasing history onto the new node.
+
+An in-place op is its out-of-place twin run on a snapshot of the old value, whose result is
+written back into the tensor's own storage; the tensor then takes the new node as grad_fn.
+Writing into a view rebases the view's base instead, through a CopySlices node.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..autograd import grad_mode
+from ..autograd.graph import Node, SavedTensor
+from ..tensor import Tensor
+from ._record import record, should_record
+
+LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an "
+                        "in-place operation.")
+
+
+def _check(t: Tensor) -> None:
+    if t._is_inference and not grad_mode._State.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
+    if not grad_mode._State.enabled:
+        return
+    if t._grad_fn is None and t._requires_grad:
+        raise RuntimeError(LEAF_MESSAGE)
+    base = t._base
+    if base is not None and base._grad_fn is None and base._requires_grad:
+        raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
+    if t._data.ndim and not t._data.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                           "refers to a single memory location. Please clone() the tensor before "
+                           "performing the operation.")
+
+
+def _snapshot(t: Tensor) -> Tensor:
+    """The tensor as it is now (history included) on storage the write will not touch."""
+    old = Tensor._wrap(t._data.copy(), t._requires_grad)
+    old._grad_fn, old._output_nr = t._grad_fn, t._output_nr
+    return old
+
+
+def _write(t: Tensor, data: np.ndarray) -> None:
+    if t._data.dtype != data.dtype and not np.can_cast(data.dtype, t._data.dtype, "same_kind"):
+        from ..dtypes import SCALAR_NAMES, from_numpy_dtype
+
+        src = SCALAR_NAMES[from_numpy_dtype(data.dtype).name]
+        dst = SCALAR_NAMES[from_numpy_dtype(t._data.dtype).name]
+        raise RuntimeError(f"result type {src} can't be cast to the desired output type {dst}")
+    if data.shape != t._data.shape:
+        try:
+            data = np.broadcast_to(data, t._data.shape)
+        except ValueError:
+            raise RuntimeError(f"output with shape {list(t.shape)} doesn't match the broadcast "
+                               f"shape {list(data.shape)}") from None
+    np.copyto(t._data, data, casting="unsafe")
+    t._version_counter.value += 1
+
+
+def _adopt(t: Tensor, result: Tensor) -> None:
+    """Make `t` the output of result's node; saved references to `result` now check `t`."""
+    node = result._grad_fn
+    t._grad_fn, t._output_nr = node, result._output_nr
+    if node is None:
+        return
+    if t._backward_hooks:
+        node._tensor_hooks[t._output_nr] = t._backward_hooks
+    for key, saved in (node._saved or {}).items():
+        if isinstance(saved, SavedTensor) and saved._counter is result._version_counter:
+            node._saved[key] = SavedTensor(t, is_output=True)
+
+
+def apply_inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
+    """Run `fn(t, *args)` and store the result in t, with PyTorch's autograd semantics."""
+    _check(t)
+    tensors = (t,) + tuple(a for a in args if isinstance(a, Tensor))
+    if not should_record(tensors):
+        with grad_mode.no_grad():
+            result = fn(t, *args, **kwargs)
+        _write(t, result._data)
+        return t
+    if t._base is not None:
+        return _inplace_on_view(t, fn, *args, **kwargs)
+    result = fn(_snapshot(t), *args, **kwargs)
+    _write(t, result._data)
+    _adopt(t, result)
+    return t
+
+
+class CopySlices(Node):
+    """The base's new history after one of its views was written in place."""
+
+    def backward(self, g):
+        keep = np.ones(g._data.size, dtype=bool)
+        keep[self.flat_index.ravel()] = False
+        return g * keep.reshape(g.shape), g.reshape(-1)[self.flat_index]
+
+
+class AsStridedBackward0(Node):
+    """A written view's new history: a window into its base's new history."""
+
+    def backward(self, g):
+        from .nn import _scatter_flat
+
+        return (_scatter_flat(g, self.flat_index, self.base_shape),)
+
+
+def _inplace_on_view(view: Tensor, fn: Callable[..., Tensor], *args: Any, **kw: Any) -> Tensor:
+    base = view._base
+    # Where each element of the view lives in the base, found by viewing an index array.
+    flat_index = np.array(view._view_fn(np.arange(base._data.size).reshape(base.shape)))
+    result = fn(_snapshot(view), *args, **kw)
+    old_base = _snapshot(base)
+    _write(view, result._data)
+    new_base = record(CopySlices, base._data.copy(), (old_base, result), flat_index=flat_index)
+    base._grad_fn, base._output_nr = new_base._grad_fn, 0
+    regenerated = record(AsStridedBackward0, view._data, (base,), flat_index=flat_index,
+                         base_shape=tuple(base.shape))
+    view._grad_fn, view._output_nr = regenerated._grad_fn, 0
+    return view
+
+
+# --- PyTorch's in-place methods on top of their out-of-place twins -------------------------
+def fill(t: Tensor, value: Any) -> Tensor:
+    return record(FillBackward0, np.full(t.shape, value._data if isinstance(value, Tensor)
+                                          else value, dtype=t._data.dtype), (t,))
+
+
+class FillBackward0(Node):
+    def backward(self, g):
+        return (g * 0,)
+
+
+class ZeroBackward0(FillBackward0):
+    pass
+
+
+def zero(t: Tensor) -> Tensor:
+    return record(ZeroBackward0, np.zeros(t.shape, dtype=t._data.dtype), (t,))
+
+
+class CopyBackwards(Node):
+    def backward(self, g):
+        return g * 0, g
+
+
+def copy(t: Tensor, src: Any) -> Tensor:
+    from ._record import as_tensor_like
+
+    src = as_tensor_like(src)
+    data = np.broadcast_to(src._data, t.shape).astype(t._data.dtype)
+    return record(CopyBackwards, np.array(data), (t, src))
+
+
+def setitem(t: Tensor, key: Any, value: Any) -> None:
+    """t[key] = value: basic keys write through a view, advanced keys use index_put."""
+    from ._record import as_tensor_like
+    from .indexing import _is_advanced, _normalize_key, getitem, index_put
+
+    value = as_tensor_like(value)
+    nkey = _normalize_key(key)
+    if any(_is_advanced(k) or (isinstance(k, np.ndarray) and k.dtype == np.bool_) for k in nkey):
+        nkey = tuple(np.asarray(k) if isinstance(k, list) else k for k in nkey)
+        apply_inplace(t, index_put, nkey, value.to(t.dtype) if value.dtype != t.dtype else value)
+        return
+    apply_inplace(getitem(t, key), copy, value)

@@ -1,0 +1,241 @@
+"""Neural-network ops: linear, conv2d, max_pool2d and the losses. Heavy lifting is in kernels/.
+
+conv2d's forward F(x, w), input-gradient Gx(g, w) and weight-gradient Gw(x, g) are each others'
+derivatives, so double backward through a convolution works without any extra formulas.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import kernels
+from ..autograd.graph import Node
+from ..tensor import Tensor
+from ._record import record
+from .indexing import scatter_into_zeros
+
+
+def _pair(v: Any) -> int:
+    if isinstance(v, (tuple, list)):
+        if len(set(v)) != 1:
+            raise NotImplementedError("minigrad supports square kernels, strides and padding only")
+        return int(v[0])
+    return int(v)
+
+
+class ConvolutionBackward0(Node):
+    def backward(self, g):
+        x, w = self.saved("input"), self.saved("weight")
+        s, p = self.stride, self.padding
+        gx = conv2d_input_grad(g, w, x.shape, s, p) if self.next_functions[0][0] else None
+        gw = conv2d_weight_grad(x, g, w.shape, s, p) if self.next_functions[1][0] else None
+        gb = g.sum((0, 2, 3)) if len(self.next_functions) > 2 else None
+        return (gx, gw, gb) if len(self.next_functions) > 2 else (gx, gw)
+
+
+class _ConvBackwardBackward(Node):
+    def name(self) -> str:
+        return "ConvolutionBackwardBackward0"
+
+
+class ConvInputGrad(_ConvBackwardBackward):
+    def backward(self, h):
+        g, w = self.saved("grad"), self.saved("weight")
+        return (_conv(h, w, self.stride, self.padding),
+                conv2d_weight_grad(h, g, w.shape, self.stride, self.padding))
+
+
+class ConvWeightGrad(_ConvBackwardBackward):
+    def backward(self, h):
+        x, g = self.saved("input"), self.saved("grad")
+        return (conv2d_input_grad(g, h, x.shape, self.stride, self.padding),
+                _conv(x, h, self.stride, self.padding))
+
+
+def conv2d_input_grad(g: Tensor, w: Tensor, x_shape: tuple, stride: int, pad: int) -> Tensor:
+    data = kernels.conv2d_input_grad(g._data, w._data, tuple(x_shape), stride, pad)
+    return record(ConvInputGrad, data, (g, w), save={"grad": g, "weight": w}, stride=stride,
+                  padding=pad)
+
+
+def conv2d_weight_grad(x: Tensor, g: Tensor, w_shape: tuple, stride: int, pad: int) -> Tensor:
+    data = kernels.conv2d_weight_grad(x._data, g._data, tuple(w_shape), stride, pad)
+    return record(ConvWeightGrad, data, (x, g), save={"input": x, "grad": g}, stride=stride,
+                  padding=pad)
+
+
+class _PlainConv(ConvolutionBackward0):
+    def name(self) -> str:
+        return "ConvolutionBackward0"
+
+
+def _conv(x: Tensor, w: Tensor, stride: int, pad: int) -> Tensor:
+    data = kernels.conv2d_forward(x._data, w._data, stride, pad)
+    return record(_PlainConv, data, (x, w), save={"input": x, "weight": w}, stride=stride,
+                  padding=pad)
+
+
+def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    if _pair(dilation) != 1 or groups != 1:
+        raise NotImplementedError("minigrad's conv2d supports dilation=1 and groups=1")
+    s, p = _pair(stride), _pair(padding)
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = x.unsqueeze(0)
+    if x.ndim != 4:
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
+                           f"input of size: {list(x.shape)}")
+    if x.shape[1] != weight.shape[1]:
+        raise RuntimeError(f"Given groups=1, weight of size {list(weight.shape)}, expected "
+                           f"input{list(x.shape)} to have {weight.shape[1]} channels, but got "
+                           f"{x.shape[1]} channels instead")
+    if x.dtype != weight.dtype:
+        raise RuntimeError(f"Input type ({x.dtype}) and weight type ({weight.dtype}) should be the "
+                           "same")
+    data = kernels.conv2d_forward(x._data, weight._data, s, p)
+    inputs = (x, weight) if bias is None else (x, weight, bias)
+    if bias is not None:
+        data = data + bias._data.reshape(1, -1, 1, 1)
+    out = record(ConvolutionBackward0, data, inputs, save={"input": x, "weight": weight},
+                 stride=s, padding=p)
+    return out.squeeze(0) if unbatched else out
+
+
+class MaxPool2DWithIndicesBackward0(Node):
+    def backward(self, g):
+        return (_scatter_flat(g, self.indices, self.self_sym_sizes),)
+
+
+class _ScatterFlat(Node):
+    def backward(self, h):
+        return (_gather_flat(h, self.indices),)
+
+
+class _GatherFlat(Node):
+    def backward(self, g):
+        return (_scatter_flat(g, self.indices, self.self_sym_sizes),)
+
+
+def _scatter_flat(g: Tensor, indices: np.ndarray, shape: tuple) -> Tensor:
+    data = np.zeros(int(np.prod(shape)), dtype=g._data.dtype)
+    np.add.at(data, indices.ravel(), g._data.ravel())
+    return record(_ScatterFlat, data.reshape(shape), (g,), indices=indices)
+
+
+def _gather_flat(h: Tensor, indices: np.ndarray) -> Tensor:
+    data = h._data.reshape(-1)[indices]
+    return record(_GatherFlat, data, (h,), indices=indices, self_sym_sizes=tuple(h.shape))
+
+
+def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False):
+    if _pair(dilation) != 1 or ceil_mode:
+        raise NotImplementedError("minigrad's max_pool2d supports dilation=1, ceil_mode=False")
+    k = _pair(kernel_size)
+    s = k if stride in (None, ()) else _pair(stride)
+    p = _pair(padding)
+    if p > k // 2:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
+                           f"kernel_size={k} and dilation=1")
+    unbatched = x.ndim == 3
+    xb = x.unsqueeze(0) if unbatched else x
+    values, idx = kernels.max_pool2d_forward(xb._data, k, s, p)
+    out = record(MaxPool2DWithIndicesBackward0, values, (xb,), indices=idx,
+                 self_sym_sizes=tuple(xb.shape))
+    if unbatched:
+        out = out.squeeze(0)
+    return (out, Tensor._wrap(idx)) if return_indices else out
+
+
+class NllLossBackward0(Node):
+    def backward(self, g):
+        coef = g * -self.scale  # one coefficient per sample in every reduction mode
+        return (scatter_into_zeros(coef, self.self_sym_sizes, self.key),)
+
+
+def nll_loss(logp: Tensor, target: Tensor, reduction: str = "mean",
+             ignore_index: int = -100) -> Tensor:
+    if logp.ndim == 1:
+        out = nll_loss(logp.unsqueeze(0), target.reshape(1), reduction, ignore_index)
+        return out.squeeze(0) if reduction == "none" else out
+    t = target._data
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+    n, c = logp.shape[0], logp.shape[1]
+    if t.shape != (n,):
+        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size "
+                         f"({t.shape[0] if t.ndim else 0}).")
+    valid = t != ignore_index
+    if np.any((t[valid] < 0) | (t[valid] >= c)):
+        raise IndexError(f"Target {int(t[valid][(t[valid] < 0) | (t[valid] >= c)][0])} is out of "
+                         "bounds.")
+    safe_t = np.where(valid, t, 0)
+    key = (np.arange(n), safe_t)
+    picked = -logp._data[key] * valid
+    count = max(int(valid.sum()), 0)
+    if reduction == "mean":
+        data = np.asarray(picked.sum() / count if count else np.nan, dtype=logp._data.dtype)
+        scale = valid.astype(logp._data.dtype) / (count if count else 1)
+    elif reduction == "sum":
+        data = np.asarray(picked.sum(), dtype=logp._data.dtype)
+        scale = valid.astype(logp._data.dtype)
+    else:
+        data = picked.astype(logp._data.dtype)
+        scale = valid.astype(logp._data.dtype)
+    return record(NllLossBackward0, data, (logp,), key=key, scale=scale,
+                  self_sym_sizes=tuple(logp.shape))
+
+
+def cross_entropy(x: Tensor, target: Tensor, reduction: str = "mean",
+                  ignore_index: int = -100) -> Tensor:
+    logp = x.log_softmax(1 if x.ndim > 1 else 0)
+    if target.dtype.is_floating_point:  # class probabilities
+        per_sample = -(logp * target).sum(1 if x.ndim > 1 else 0)
+        return _reduce(per_sample, reduction)
+    return nll_loss(logp, target, reduction, ignore_index)
+
+
+def _reduce(t: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return t.mean()
+    if reduction == "sum":
+        return t.sum()
+    return t
+
+
+class MseLossBackward0(Node):
+    def backward(self, g):
+        x, t = self.saved("self"), self.saved("target")
+        diff = (x - t) * 2
+        if self.reduction == "mean":
+            diff = diff / x._data.size
+        grad = diff * g
+        return grad, -grad
+
+
+def mse_loss(x: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    if x.shape != target.shape:
+        import warnings
+
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({x.shape}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=2)
+    diff = np.broadcast_arrays(x._data, target._data)
+    sq = (diff[0] - diff[1]) ** 2
+    data = np.asarray(sq.mean() if reduction == "mean" else sq.sum() if reduction == "sum" else sq,
+                      dtype=x._data.dtype)
+    return record(MseLossBackward0, data, (x, target), save={"self": x, "target": target},
+                  reduction=reduction)
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    if x.ndim == 2 and bias is not None:
+        from .linalg import addmm
+
+        return addmm(bias, x, weight.t())
+    out = x.matmul(weight.t())
+    return out + bias if bias is not None else out

@@ -1,0 +1,241 @@
+"""Shape ops. Those that are views in PyTorch return numpy views marked with mark_view."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..autograd.graph import Node
+from ..tensor import Tensor
+from ._record import mark_view, record
+
+
+def _shape_arg(shape: tuple) -> tuple:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer(shape: tuple, numel: int) -> tuple:
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    if int(np.prod(shape, dtype=np.int64)) != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+class ViewBackward0(Node):
+    def backward(self, g):
+        return (g.reshape(self.self_sym_sizes),)
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    pass
+
+
+def view(a: Tensor, *shape: Any) -> Tensor:
+    shape = _infer(_shape_arg(shape), a._data.size)
+    try:
+        data = a._data.reshape(shape, copy=False)
+    except ValueError:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.") from None
+    out = record(ViewBackward0, data, (a,), self_sym_sizes=tuple(a.shape))
+    return mark_view(out, a, lambda arr: arr.reshape(shape))
+
+
+def reshape(a: Tensor, *shape: Any) -> Tensor:
+    shape = _infer(_shape_arg(shape), a._data.size)
+    try:
+        return view(a, shape)
+    except RuntimeError:
+        data = a._data.reshape(shape)  # needs a copy: no longer a view
+        return record(UnsafeViewBackward0, data, (a,), self_sym_sizes=tuple(a.shape))
+
+
+def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if a.ndim == 0:
+        return reshape(a, 1)
+    s, e = start_dim % a.ndim, end_dim % a.ndim
+    if s == e:
+        return a
+    shape = a.shape[:s] + (-1,) + a.shape[e + 1:]
+    return reshape(a, shape)
+
+
+class TransposeBackward0(Node):
+    def backward(self, g):
+        return (g.transpose(self.dim0, self.dim1),)
+
+
+def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    out = record(TransposeBackward0, np.swapaxes(a._data, dim0, dim1), (a,), dim0=dim0, dim1=dim1)
+    return mark_view(out, a, lambda arr: np.swapaxes(arr, dim0, dim1))
+
+
+class TBackward0(Node):
+    def backward(self, g):
+        return (g.t(),)
+
+
+def t(a: Tensor) -> Tensor:
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    out = record(TBackward0, a._data.T, (a,))
+    return mark_view(out, a, lambda arr: arr.T)
+
+
+class PermuteBackward0(Node):
+    def backward(self, g):
+        return (g.permute(*np.argsort(self.dims).tolist()),)
+
+
+def permute(a: Tensor, *dims: Any) -> Tensor:
+    dims = tuple(d % a.ndim for d in _shape_arg(dims))
+    if sorted(dims) != list(range(a.ndim)):
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
+                           "match the length of the desired ordering of dimensions i.e. input.dim() "
+                           f"= {a.ndim} is not equal to len(dims) = {len(dims)}")
+    out = record(PermuteBackward0, np.transpose(a._data, dims), (a,), dims=dims)
+    return mark_view(out, a, lambda arr: np.transpose(arr, dims))
+
+
+def T(a: Tensor) -> Tensor:  # noqa: N802
+    return permute(a, *reversed(range(a.ndim))) if a.ndim > 1 else a
+
+
+class UnsqueezeBackward0(Node):
+    def backward(self, g):
+        return (g.squeeze(self.dim),)
+
+
+def unsqueeze(a: Tensor, dim: int) -> Tensor:
+    d = dim % (a.ndim + 1)
+    out = record(UnsqueezeBackward0, np.expand_dims(a._data, d), (a,), dim=d)
+    return mark_view(out, a, lambda arr: np.expand_dims(arr, d))
+
+
+class SqueezeBackward0(Node):
+    def backward(self, g):
+        return (g.reshape(self.self_sym_sizes),)
+
+
+class SqueezeBackward1(SqueezeBackward0):
+    pass
+
+
+def squeeze(a: Tensor, dim: Any = None) -> Tensor:
+    if dim is None:
+        axes = tuple(i for i, s in enumerate(a.shape) if s == 1)
+        cls = SqueezeBackward0
+    else:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        axes = tuple(d % max(a.ndim, 1) for d in dims if a.ndim and a.shape[d] == 1)
+        cls = SqueezeBackward1
+    out = record(cls, np.squeeze(a._data, axis=axes), (a,), self_sym_sizes=tuple(a.shape))
+    return mark_view(out, a, lambda arr: np.squeeze(arr, axis=axes))
+
+
+class ExpandBackward0(Node):
+    def backward(self, g):
+        return (g.sum_to_size(self.self_sym_sizes),)
+
+
+def expand(a: Tensor, *sizes: Any) -> Tensor:
+    sizes = _shape_arg(sizes)
+    lead = len(sizes) - a.ndim
+    if lead < 0:
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(a.shape)}}}, size={list(sizes)}): the "
+                           "number of sizes provided must be greater or equal to the number of "
+                           "dimensions in the tensor")
+    target = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    for i, s in enumerate(a.shape):
+        if s != 1 and s != target[lead + i]:
+            raise RuntimeError(f"The expanded size of the tensor ({target[lead + i]}) must match "
+                               f"the existing size ({s}) at non-singleton dimension {lead + i}.  "
+                               f"Target sizes: {list(sizes)}.  Tensor sizes: {list(a.shape)}")
+    if target == tuple(a.shape) and not a.requires_grad:
+        return a
+    out = record(ExpandBackward0, np.broadcast_to(a._data, target), (a,),
+                 self_sym_sizes=tuple(a.shape))
+    return mark_view(out, a, lambda arr: np.broadcast_to(arr, target))
+
+
+def sum_to_size(a: Tensor, *shape: Any) -> Tensor:
+    """Sum a broadcast gradient back down to `shape` (the engine's one reduction helper)."""
+    shape = _shape_arg(shape)
+    lead = a.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
+                                      if s == 1 and a.shape[lead + i] != 1)
+    if not dims:
+        return a
+    out = a.sum(dim=dims, keepdim=True)
+    return out.reshape(shape) if lead else out
+
+
+class CatBackward0(Node):
+    def backward(self, g):
+        grads, start = [], 0
+        for size in self.sizes:
+            idx = [slice(None)] * g.ndim
+            idx[self.dim] = slice(start, start + size)
+            grads.append(g[tuple(idx)])
+            start += size
+        return tuple(grads)
+
+
+def cat(tensors: Any, dim: int = 0) -> Tensor:
+    from ._record import operands
+
+    tensors, arrays, _ = operands(*tensors)
+    d = dim % arrays[0].ndim
+    data = np.concatenate(arrays, axis=d)
+    return record(CatBackward0, data, tuple(tensors), dim=d,
+                  sizes=[x.shape[d] for x in arrays])
+
+
+class StackBackward0(Node):
+    def backward(self, g):
+        return tuple(g.select(self.dim, i) for i in range(self.count))
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    from ._record import operands
+
+    tensors, arrays, _ = operands(*tensors)
+    d = dim % (arrays[0].ndim + 1)
+    return record(StackBackward0, np.stack(arrays, axis=d), tuple(tensors), dim=d,
+                  count=len(arrays))
+
+
+class CloneBackward0(Node):
+    def backward(self, g):
+        return (g,)
+
+
+def clone(a: Tensor) -> Tensor:
+    return record(CloneBackward0, a._data.copy(), (a,))
+
+
+def contiguous(a: Tensor) -> Tensor:
+    return a if a._data.flags.c_contiguous else clone(a)
+
+
+class ToCopyBackward0(Node):
+    def backward(self, g):
+        return (g.to(self.dtype),)
+
+
+def to_dtype(a: Tensor, dtype) -> Tensor:
+    if dtype is a.dtype:
+        return a
+    if a.requires_grad and not dtype.is_floating_point:
+        return Tensor._wrap(a._data.astype(dtype.np))
+    return record(ToCopyBackward0, a._data.astype(dtype.np), (a,), dtype=a.dtype)

@@ -1,0 +1,348 @@
+"""Tensor: a numpy array plus autograd state (grad, grad_fn, version counter, hooks, view base)."""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from . import dtypes
+from .autograd import grad_mode
+from .autograd.hooks import RemovableHandle, add_hook
+from .formatting import format_tensor
+
+
+class _VersionCounter:
+    """Shared by a tensor, its views and its detach()es; `.data` gets a fresh one."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead."
+)
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it."""
+
+    __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
+
+    def __init__(self, *args: Any) -> None:
+        # Legacy constructor: Tensor([1, 2]) or Tensor(2, 3) -> float32, like torch.Tensor.
+        if len(args) == 1 and not isinstance(args[0], int):
+            data = np.asarray(args[0]._data if isinstance(args[0], Tensor) else args[0])
+        else:
+            data = np.empty(tuple(args))
+        self._init(np.array(data, dtype=dtypes.get_default_dtype().np))
+
+    def _init(self, data: np.ndarray, requires_grad: bool = False,
+              counter: _VersionCounter | None = None) -> None:
+        self._data = data
+        self._requires_grad = requires_grad
+        self._grad_fn = None
+        self._output_nr = 0
+        self._grad = None
+        self._version_counter = counter if counter is not None else _VersionCounter()
+        self._base = None
+        self._view_fn = None
+        self._backward_hooks = None
+        self._post_acc_hooks = {}
+        self._grad_acc_ref = None
+        self._retains_grad = False
+        self._is_inference = grad_mode._State.inference
+
+    @classmethod
+    def _wrap(cls, data: np.ndarray, requires_grad: bool = False,
+              counter: _VersionCounter | None = None) -> Tensor:
+        t = cls.__new__(cls)
+        t._init(data, requires_grad, counter)
+        return t
+
+    # --- basic attributes ------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        return self.shape if dim is None else self._data.shape[dim]
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    @property
+    def is_floating_point_type(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_inference(self) -> bool:
+        return self._is_inference
+
+    name = None  # PyTorch tensors answer None here (seed 000 prints p.name)
+
+    # --- autograd state --------------------------------------------------------------------
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad or self._grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use "
+                    "a computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach().")
+            return self
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.value
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self._grad_fn is not None and not self._retains_grad:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value.dtype != self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf's gradient in `.grad` (no-op on leaves, an error without grad)."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.is_leaf or self._retains_grad:
+            return
+        ref = weakref.ref(self)
+
+        def retain(grad: Tensor) -> None:
+            t = ref()
+            if t is None:
+                return
+            if t._grad is None:
+                t._grad = grad.clone() if grad_mode._State.enabled else grad.detach().clone()
+            else:
+                t._grad = t._grad + grad
+
+        self._grad_fn._retain_hooks[self._output_nr] = retain
+        self._retains_grad = True
+
+    def register_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(grad) -> replacement grad or None, run before the gradient is used or stored."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._backward_hooks is None:
+            self._backward_hooks = {}
+        if self._grad_fn is not None:
+            self._grad_fn._tensor_hooks[self._output_nr] = self._backward_hooks
+        return add_hook(self._backward_hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(tensor), run after a leaf's .grad has been updated."""
+        if not self.is_leaf:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        return add_hook(self._post_acc_hooks, hook)
+
+    def _accumulate_non_leaf(self, grad: Tensor, create_graph: bool) -> None:
+        """backward(inputs=[non_leaf]) stores into that tensor's .grad, as PyTorch does."""
+        if self._grad is None:
+            self._grad = grad.clone() if create_graph else grad.detach().clone()
+        else:
+            self._grad = self._grad + grad
+
+    def _check_savable(self) -> None:
+        if self._is_inference and not grad_mode._State.inference:
+            raise RuntimeError("Inference tensors cannot be saved for backward. To work around "
+                               "you can make a clone to get a normal tensor and use it in "
+                               "autograd.")
+
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
+        from .autograd import backward as _backward
+
+        _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # --- detaching and data sharing -------------------------------------------------------
+    def detach(self) -> Tensor:
+        """Same storage and version counter, no history: in-place changes stay visible."""
+        out = Tensor._wrap(self._data, counter=self._version_counter)
+        out._is_inference = self._is_inference
+        return out
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self._base.requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
+                               "using DistributedDataParallel (DDP) for training, and "
+                               "gradient_as_bucket_view is set as True, gradients are views of "
+                               "DDP buckets, and hence detach_() cannot be called on these "
+                               "gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
+                               "solution.")
+        self._grad_fn, self._output_nr, self._requires_grad = None, 0, False
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        """Same storage, but a fresh version counter: autograd cannot see changes made here."""
+        return Tensor._wrap(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    # --- conversions -----------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._data, dtype=dtype)
+
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to "
+                               "Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()).item())
+
+    def __index__(self) -> int:
+        if self.dtype.category != 1 or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __repr__(self) -> str:
+        extras = []
+        if self._grad_fn is not None:
+            extras.append(f"grad_fn=<{self._grad_fn.name()}>")
+        elif self._requires_grad:
+            extras.append("requires_grad=True")
+        return format_tensor(self._data, self.dtype, dtypes.get_default_dtype(), extras)
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment.")
+        out = type(self).__new__(type(self))
+        out._init(self._data.copy(), self._requires_grad)
+        out.__dict__.update({k: v for k, v in self.__dict__.items() if k not in out.__dict__})
+        if self._grad is not None:
+            out._grad = Tensor._wrap(self._grad._data.copy())
+        memo[id(self)] = out
+        return out
+
+
+def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
+    return Tensor._wrap(data.copy(), requires_grad)
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints like PyTorch's."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    def numel(self) -> int:
+        return int(np.prod(self, dtype=np.int64))
