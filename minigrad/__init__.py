@@ -84,3 +84,12 @@ def equal(a: Tensor, b: Tensor) -> bool:  # noqa: D103
 
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # nn, optim and utils load on first use: `import minigrad` stays light.
+    if name in ("nn", "optim", "utils"):
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'minigrad' has no attribute '{name}'")
