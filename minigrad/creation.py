@@ -30,7 +30,10 @@ def _finish(data: np.ndarray, dtype: dtypes.dtype | None, requires_grad: bool) -
         data = data.astype(dtype.np, copy=False)
     t = Tensor._wrap(data)
     if requires_grad:
-        t.requires_grad_(True)
+        if not t.dtype.is_floating_point:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        t._requires_grad = True
     return t
 
 
@@ -38,6 +41,8 @@ def _infer_np(data: Any) -> np.ndarray:
     if isinstance(data, Tensor):
         return data._data.copy()
     arr = np.array(data)
+    if isinstance(data, (np.ndarray, np.generic)):  # numpy data keeps its dtype, as in torch
+        return arr.astype(dtypes.from_numpy_dtype(arr.dtype).np, copy=False)
     if arr.dtype.kind == "f":
         return arr.astype(dtypes.get_default_dtype().np)
     if arr.dtype.kind in "iu":

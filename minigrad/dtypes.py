@@ -49,6 +49,10 @@ LEGACY_NAMES = {
 SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
                 "int64": "Long", "int32": "Int", "bool": "Bool"}
 
+# C type names, as PyTorch's grad-assignment errors print them.
+C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+           "int32": "int", "bool": "bool"}
+
 
 def from_numpy_dtype(np_dtype) -> dtype:
     """The minigrad dtype of a numpy dtype; other numpy kinds map to their nearest supported one."""

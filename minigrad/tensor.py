@@ -112,6 +112,13 @@ class Tensor:
 
     name = None  # PyTorch tensors answer None here (seed 000 prints p.name)
 
+    @property
+    def volatile(self) -> bool:
+        """Removed in PyTorch 0.4; still answers False with a warning, as PyTorch does."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
     # --- autograd state --------------------------------------------------------------------
     @property
     def grad_fn(self):
@@ -123,9 +130,14 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
-        self.requires_grad_(flag)
+        self._set_requires_grad(flag, "only Tensors of floating point and complex dtype can "
+                                      "require gradients")
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        return self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can "
+                                                      "require gradients")
+
+    def _set_requires_grad(self, requires_grad: bool, dtype_error: str) -> Tensor:
         if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
@@ -134,8 +146,7 @@ class Tensor:
                     "var_no_grad = var.detach().")
             return self
         if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point and complex dtype can require "
-                               "gradients")
+            raise RuntimeError(dtype_error)
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -167,10 +178,16 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
-            if value.dtype != self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
             if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size "
+                                   f"'{list(value.shape)}' to a tensor of size '{list(self.shape)}'"
+                                   ". Please ensure that the gradient and the tensor are the same "
+                                   "size")
+            if value.dtype != self.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{dtypes.C_NAMES[value.dtype.name]}'"
+                    f" to a tensor with grad_dtype '{dtypes.SCALAR_NAMES[self.dtype.name]}'. The "
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype).")
         self._grad = value
 
     @grad.deleter

@@ -61,11 +61,9 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         grad_tensors = grad_variables
     outputs = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors) or (None,) * len(outputs)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
     inputs = _as_tuple(inputs) if inputs is not None else None
     if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     if retain_graph is None:
         retain_graph = create_graph
     _check_roots(outputs)
@@ -91,8 +89,6 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"grad_outputs has {len(grads)} tensors but outputs has {len(outputs)}")
     for t in inputs_t:
         if not isinstance(t, Tensor):
             raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
@@ -104,12 +100,12 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     grads = _make_grads(outputs, grads)
     result = engine.execute(outputs, grads, retain_graph, create_graph, inputs_t, capture=True)
     final = []
-    for t, g in zip(inputs_t, result):
+    for i, (t, g) in enumerate(zip(inputs_t, result)):
         if g is None:
             if not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used "
-                                   "in the graph. Set allow_unused=True if this is the desired "
-                                   "behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
             if materialize_grads:
                 g = Tensor._wrap(np.zeros(t.shape, dtype=t._data.dtype))
         elif not create_graph:

@@ -175,6 +175,7 @@ class Function(metaclass=FunctionMeta):
                 if differentiable and o.is_leaf and o._requires_grad:
                     raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                        "in-place operation.")
+                o._version_counter.value += 1  # PyTorch bumps dirty outputs once more
                 out = o
             elif id(o) in input_ids:  # an input returned as is: a new tensor on the same data
                 out = Tensor._wrap(o._data, counter=o._version_counter)

@@ -58,7 +58,7 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     """J[i][j] = d outputs[i] / d inputs[j], shaped output.shape + input.shape."""
-    from ..creation import stack
+    from ..ops.shape import stack
 
     xs, is_tuple = _as_tuple(inputs)
     with grad_mode.enable_grad():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -64,12 +65,14 @@ class SavedTensor:
         node = self._node_ref() if self._tensor is None and self._node_ref else (
             self._tensor.grad_fn if self._tensor is not None else None)
         nr = self._output_nr if self._tensor is None else self._tensor._output_nr
-        where = f", which is output {nr} of {node.name()}," if node is not None else ""
+        op = re.sub(r"Backward\d*$", "", node.name()) if node is not None else ""
+        where = f", which is output {nr} of {op}," if node is not None else ""
         return (
             "one of the variables needed for gradient computation has been modified by an inplace "
             f"operation: {desc}{where} is at version {self._counter.value}; expected version "
             f"{self._version} instead. Hint: enable anomaly detection to find the operation that "
-            "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True)."
+            "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
+            "check_nan=False)."
         )
 
     @property
@@ -102,7 +105,7 @@ class Node:
         return type(self).__name__
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object>"
+        return f"<{type(self).__name__} object>"
 
     @property
     def metadata(self) -> dict:
@@ -182,6 +185,9 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._sequence_nr = float("inf")  # runs as soon as it is ready, like PyTorch's UINT64_MAX
         self._input_meta = ((variable.shape, variable.dtype),)
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # PyTorch reports its C++ name here
 
     def backward(self, grad: Tensor) -> tuple:
         return ()

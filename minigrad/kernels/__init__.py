@@ -1,9 +1,109 @@
-"""Compute kernels behind the nn ops. Each has a plain-numpy reference with a fixed signature;
-faster variants plug in beside it without changing the ops that call them."""
+"""Compute kernels behind the nn ops, behind one switch.
+
+Each kernel exists twice with the same signature: a plain-numpy reference (numpy_ref.py) and a
+numba version (jit.py). `MINIGRAD_KERNELS=numba|numpy` picks one when minigrad is imported
+(numba by default when it is installed); `use()` changes it at run time, `backend()` tells.
+numba itself is imported on the first kernel call, never at `import minigrad`; dtypes numba
+does not handle (float16) always take the numpy path.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import warnings
+from types import ModuleType
+
+import numpy as np
 
 from . import numpy_ref
 
-conv2d_forward = numpy_ref.conv2d_forward
-conv2d_input_grad = numpy_ref.conv2d_input_grad
-conv2d_weight_grad = numpy_ref.conv2d_weight_grad
-max_pool2d_forward = numpy_ref.max_pool2d_forward
+BACKENDS = ("numba", "numpy")
+_JIT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _default() -> str:
+    name = os.environ.get("MINIGRAD_KERNELS", "").strip().lower()
+    if name:
+        _check(name)
+        return name
+    return "numba" if importlib.util.find_spec("numba") is not None else "numpy"
+
+
+def _check(name: str) -> None:
+    if name not in BACKENDS:
+        raise ValueError(f"unknown kernel backend {name!r}; expected one of {BACKENDS}")
+
+
+_backend = _default()
+_module: ModuleType | None = None
+
+
+def backend() -> str:
+    """The active implementation: 'numba' or 'numpy'."""
+    return _backend
+
+
+def use(name: str) -> None:
+    """Switch every kernel to 'numba' or 'numpy' (takes effect on the next call)."""
+    global _backend, _module
+    _check(name)
+    _backend, _module = name, None
+
+
+def _impl(dtype: np.dtype) -> ModuleType:
+    global _backend, _module
+    if _module is None:
+        if _backend == "numba":
+            try:
+                from . import jit as module
+            except ImportError as err:  # a broken numba install must not break minigrad
+                warnings.warn(f"numba kernels unavailable ({err}); using numpy", stacklevel=3)
+                _backend, module = "numpy", numpy_ref
+        else:
+            module = numpy_ref
+        _module = module
+    return _module if dtype in _JIT_DTYPES else numpy_ref
+
+
+def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.ndarray:
+    """(N,C,H,W) * (O,C,kh,kw) -> (N,O,Ho,Wo), cross-correlation like torch.conv2d."""
+    return _impl(x.dtype).conv2d_forward(x, w, stride, pad)
+
+
+def conv2d_input_grad(g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int,
+                      pad: int) -> np.ndarray:
+    """d conv2d_forward / d x, applied to the output gradient g."""
+    return _impl(g.dtype).conv2d_input_grad(g, w, x_shape, stride, pad)
+
+
+def conv2d_weight_grad(x: np.ndarray, g: np.ndarray, w_shape: tuple, stride: int,
+                       pad: int) -> np.ndarray:
+    """d conv2d_forward / d w, applied to the output gradient g."""
+    return _impl(g.dtype).conv2d_weight_grad(x, g, w_shape, stride, pad)
+
+
+def max_pool2d_forward(x: np.ndarray, k: int, stride: int, pad: int):
+    """(values, flat indices into x.ravel()) of each k x k window's maximum."""
+    return _impl(x.dtype).max_pool2d_forward(x, k, stride, pad)
+
+
+def max_pool2d_backward(g: np.ndarray, indices: np.ndarray, x_shape: tuple) -> np.ndarray:
+    """Output gradients added back at the flat indices max_pool2d_forward returned."""
+    return _impl(g.dtype).max_pool2d_backward(g, indices, x_shape)
+
+
+def cross_entropy_forward(x: np.ndarray, target: np.ndarray, ignore_index: int):
+    """(log_softmax(x, 1), per-sample loss) of (N,C) logits and (N,) class targets."""
+    return _impl(x.dtype).cross_entropy_forward(x, target, ignore_index)
+
+
+def nll_loss_backward(coef: np.ndarray, target: np.ndarray, ignore_index: int,
+                      n_classes: int) -> np.ndarray:
+    """(N,C) zeros holding coef[n] at [n, target[n]]."""
+    return _impl(coef.dtype).nll_loss_backward(coef, target, ignore_index, n_classes)
+
+
+def log_softmax_backward(g: np.ndarray, logp: np.ndarray) -> np.ndarray:
+    """log_softmax's backward along dim 1 of (N,C) arrays."""
+    return _impl(g.dtype).log_softmax_backward(g, logp)

@@ -1,4 +1,7 @@
-"""Plain-numpy reference kernels: correct, readable, the baseline the fast ones are tested on."""
+"""Plain-numpy reference kernels: correct, readable, the baseline the numba ones are tested on.
+
+Every function here has a numba twin with the same name and signature (see jit.py).
+"""
 
 from __future__ import annotations
 
@@ -16,14 +19,17 @@ def _windows(x: np.ndarray, kh: int, kw: int, stride: int, pad: int, fill: float
     return sliding_window_view(x, (kh, kw), axis=(2, 3))[:, :, ::stride, ::stride]
 
 
+# --- convolution -------------------------------------------------------------------------
 def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.ndarray:
     """(N,C,H,W) * (O,C,kh,kw) -> (N,O,Ho,Wo), cross-correlation like torch.conv2d."""
     win = _windows(x, w.shape[2], w.shape[3], stride, pad)
-    return np.ascontiguousarray(np.tensordot(win, w, axes=([1, 4, 5], [1, 2, 3])).transpose(0, 3, 1, 2))
+    out = np.tensordot(win, w, axes=([1, 4, 5], [1, 2, 3])).transpose(0, 3, 1, 2)
+    return np.ascontiguousarray(out)
 
 
 def conv2d_input_grad(g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int,
                       pad: int) -> np.ndarray:
+    """Gradient of conv2d_forward with respect to x, given the output gradient g."""
     n, c, h, wd = x_shape
     _, _, kh, kw = w.shape
     ho, wo = g.shape[2], g.shape[3]
@@ -32,17 +38,19 @@ def conv2d_input_grad(g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int,
         for j in range(kw):
             dxp[:, :, i:i + stride * ho:stride, j:j + stride * wo:stride] += np.einsum(
                 "nohw,oc->nchw", g, w[:, :, i, j], optimize=True)
-    return dxp[:, :, pad:pad + h, pad:pad + wd] if pad else dxp
+    return np.ascontiguousarray(dxp[:, :, pad:pad + h, pad:pad + wd]) if pad else dxp
 
 
 def conv2d_weight_grad(x: np.ndarray, g: np.ndarray, w_shape: tuple, stride: int,
                        pad: int) -> np.ndarray:
+    """Gradient of conv2d_forward with respect to w, given the output gradient g."""
     win = _windows(x, w_shape[2], w_shape[3], stride, pad)
     return np.tensordot(g, win, axes=([0, 2, 3], [0, 2, 3])).astype(g.dtype, copy=False)
 
 
+# --- max pooling -------------------------------------------------------------------------
 def max_pool2d_forward(x: np.ndarray, k: int, stride: int, pad: int):
-    """Values and the flat index (into x.ravel()) of each window's maximum."""
+    """Values and the flat index (into x.ravel()) of each window's maximum (first on ties)."""
     n, c, h, w = x.shape
     win = _windows(x, k, k, stride, pad, fill=-np.inf)
     ho, wo = win.shape[2], win.shape[3]
@@ -53,3 +61,34 @@ def max_pool2d_forward(x: np.ndarray, k: int, stride: int, pad: int):
     cols = np.arange(wo)[None, :] * stride - pad + arg % k
     base = (np.arange(n)[:, None, None, None] * c + np.arange(c)[None, :, None, None]) * (h * w)
     return values, base + rows * w + cols
+
+
+def max_pool2d_backward(g: np.ndarray, indices: np.ndarray, x_shape: tuple) -> np.ndarray:
+    """Each output gradient added at the flat input index it came from (overlaps add up)."""
+    out = np.bincount(indices.ravel(), weights=g.ravel(), minlength=int(np.prod(x_shape)))
+    return out.astype(g.dtype, copy=False).reshape(x_shape)
+
+
+# --- softmax + cross-entropy -------------------------------------------------------------
+def cross_entropy_forward(x: np.ndarray, target: np.ndarray, ignore_index: int):
+    """log_softmax(x, 1) of (N,C) logits and each sample's loss -logp[n, target[n]] (0 where
+    target == ignore_index): one pass for what cross_entropy's two graph nodes need."""
+    shifted = x - x.max(axis=1, keepdims=True)
+    logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    valid = target != ignore_index
+    picked = logp[np.arange(x.shape[0]), np.where(valid, target, 0)]
+    return logp, np.where(valid, -picked, 0).astype(x.dtype, copy=False)
+
+
+def nll_loss_backward(coef: np.ndarray, target: np.ndarray, ignore_index: int,
+                      n_classes: int) -> np.ndarray:
+    """(N,C) zeros with coef[n] at [n, target[n]]: the gradient of a per-sample pick."""
+    out = np.zeros((coef.shape[0], n_classes), dtype=coef.dtype)
+    valid = target != ignore_index
+    out[np.nonzero(valid)[0], target[valid]] = coef[valid]
+    return out
+
+
+def log_softmax_backward(g: np.ndarray, logp: np.ndarray) -> np.ndarray:
+    """g - softmax * g.sum(1): log_softmax's backward along dim 1 of an (N,C) array."""
+    return g - np.exp(logp) * g.sum(axis=1, keepdims=True)

@@ -70,8 +70,9 @@ def select(a: Tensor, dim: int, index: int) -> Tensor:
 
 
 def _basic(a: Tensor, key: tuple, cls: type[Node]) -> Tensor:
-    out = record(cls, a._data[key], (a,), self_sym_sizes=tuple(a.shape), key=key)
-    return mark_view(out, a, lambda arr: arr[key])
+    view_key = key if Ellipsis in key else key + (Ellipsis,)  # keeps 0-d results numpy views
+    out = record(cls, a._data[view_key], (a,), self_sym_sizes=tuple(a.shape), key=key)
+    return mark_view(out, a, lambda arr: arr[view_key])
 
 
 def getitem(a: Tensor, key: Any) -> Tensor:

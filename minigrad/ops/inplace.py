@@ -97,6 +97,9 @@ def apply_inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: An
 class CopySlices(Node):
     """The base's new history after one of its views was written in place."""
 
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"  # PyTorch's C++ name
+
     def backward(self, g):
         keep = np.ones(g._data.size, dtype=bool)
         keep[self.flat_index.ravel()] = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections import namedtuple
 from typing import Any
 
@@ -18,11 +19,12 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     out = []
+    span = builtins.max(ndim, 1)
     for d in dims:
-        if not -max(ndim, 1) <= d < max(ndim, 1):
+        if not -span <= d < span:
             raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})")
-        out.append(d % max(ndim, 1))
+                             f"[{-span}, {span - 1}], but got {d})")
+        out.append(d % span)
     return tuple(out)
 
 
@@ -78,7 +80,7 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tenso
     if dim is None:
         data = np.asarray(a._data.mean(dtype=a._data.dtype))
         return record(MeanBackward0, data, (a,), self_sym_sizes=tuple(a.shape),
-                      count=max(a._data.size, 1))
+                      count=builtins.max(a._data.size, 1))
     dims = _dims(dim, a.ndim)
     data = np.asarray(a._data.mean(axis=dims, keepdims=keepdim, dtype=a._data.dtype))
     count = int(np.prod([a.shape[d] for d in dims])) if a.ndim else 1

@@ -1,0 +1,132 @@
+"""numba conv2d kernels: forward, input gradient, weight gradient (twins of numpy_ref's).
+
+Images in lessons are small (8x8 digits) and channels few (16-32), so every kernel keeps the
+output-channel axis innermost and contiguous: that loop vectorizes, the spatial loops are too
+short to. Samples are spread over threads with prange; the weight gradient sums over samples,
+so each thread fills its own partial sum. Inputs must be C-contiguous (jit.py ensures it).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+# Reassociation lets LLVM vectorize the sums; no nnan/ninf, so NaN and inf still propagate.
+FAST = {"reassoc", "contract", "nsz"}
+
+
+@njit(cache=True)
+def _channels_last(w):
+    """(O,C,kh,kw) -> (C,kh,kw,O): the output channel becomes the contiguous axis."""
+    o, c, kh, kw = w.shape
+    out = np.empty((c, kh, kw, o), w.dtype)
+    for oi in range(o):
+        for ci in range(c):
+            for i in range(kh):
+                for j in range(kw):
+                    out[ci, i, j, oi] = w[oi, ci, i, j]
+    return out
+
+
+@njit(cache=True)
+def _sample_channels_last(g, b):
+    """g[b] (O,Ho,Wo) -> (Ho,Wo,O)."""
+    o, ho, wo = g.shape[1], g.shape[2], g.shape[3]
+    out = np.empty((ho, wo, o), g.dtype)
+    for oi in range(o):
+        for y in range(ho):
+            for x in range(wo):
+                out[y, x, oi] = g[b, oi, y, x]
+    return out
+
+
+@njit(parallel=True, cache=True, fastmath=FAST)
+def conv2d_forward(x, w, stride, pad):
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    ho = (h + 2 * pad - kh) // stride + 1
+    wo = (wd + 2 * pad - kw) // stride + 1
+    wt = _channels_last(w)
+    out = np.empty((n, o, ho, wo), x.dtype)
+    for b in prange(n):
+        acc = np.zeros((ho, wo, o), x.dtype)
+        for ci in range(c):
+            for y in range(ho):
+                for i in range(kh):
+                    iy = y * stride - pad + i
+                    if iy < 0 or iy >= h:
+                        continue
+                    for xo in range(wo):
+                        for j in range(kw):
+                            ix = xo * stride - pad + j
+                            if ix < 0 or ix >= wd:
+                                continue
+                            v = x[b, ci, iy, ix]
+                            for oi in range(o):
+                                acc[y, xo, oi] += v * wt[ci, i, j, oi]
+        for oi in range(o):
+            for y in range(ho):
+                for xo in range(wo):
+                    out[b, oi, y, xo] = acc[y, xo, oi]
+    return out
+
+
+@njit(parallel=True, cache=True, fastmath=FAST)
+def conv2d_input_grad(g, w, x_shape, stride, pad):
+    n, c, h, wd = x_shape
+    o, _, kh, kw = w.shape
+    ho, wo = g.shape[2], g.shape[3]
+    wt = _channels_last(w)
+    gx = np.zeros((n, c, h, wd), g.dtype)
+    for b in prange(n):
+        gt = _sample_channels_last(g, b)
+        for ci in range(c):
+            for y in range(ho):
+                for i in range(kh):
+                    iy = y * stride - pad + i
+                    if iy < 0 or iy >= h:
+                        continue
+                    for xo in range(wo):
+                        for j in range(kw):
+                            ix = xo * stride - pad + j
+                            if ix < 0 or ix >= wd:
+                                continue
+                            s = g.dtype.type(0)
+                            for oi in range(o):
+                                s += gt[y, xo, oi] * wt[ci, i, j, oi]
+                            gx[b, ci, iy, ix] += s
+    return gx
+
+
+@njit(parallel=True, cache=True, fastmath=FAST)
+def conv2d_weight_grad(x, g, w_shape, stride, pad):
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w_shape
+    ho, wo = g.shape[2], g.shape[3]
+    parts = max(1, min(numba.get_num_threads(), n))
+    partial = np.zeros((parts, c, kh, kw, o), g.dtype)
+    for p in prange(parts):
+        for b in range(p * n // parts, (p + 1) * n // parts):
+            gt = _sample_channels_last(g, b)
+            for ci in range(c):
+                for y in range(ho):
+                    for i in range(kh):
+                        iy = y * stride - pad + i
+                        if iy < 0 or iy >= h:
+                            continue
+                        for xo in range(wo):
+                            for j in range(kw):
+                                ix = xo * stride - pad + j
+                                if ix < 0 or ix >= wd:
+                                    continue
+                                v = x[b, ci, iy, ix]
+                                for oi in range(o):
+                                    partial[p, ci, i, j, oi] += v * gt[y, xo, oi]
+    gw = np.empty((o, c, kh, kw), g.dtype)
+    for oi in range(o):
+        for ci in range(c):
+            for i in range(kh):
+                for j in range(kw):
+                    gw[oi, ci, i, j] = partial[:, ci, i, j, oi].sum()
+    return gw

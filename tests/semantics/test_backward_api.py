@@ -1,0 +1,155 @@
+"""backward(), autograd.backward and autograd.grad: arguments, results and errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from parity import assert_same
+from semantics.snippets import collect
+
+
+def snip_scalar_and_one_element(torch, out):
+    x = torch.tensor([2.0], requires_grad=True)
+    (x ** 3).backward()
+    out("shape [1] works", x.grad)
+    y = torch.tensor([1.0, 2.0], requires_grad=True)
+    with out.raises("non-scalar"):
+        (y * 2).backward()
+    (y * 2).backward(torch.tensor([1.0, 0.5]))
+    out("vjp", y.grad)
+    with out.raises("shape mismatch"):
+        (y * 2).backward(torch.ones(3))
+    with out.raises("no grad"):
+        torch.tensor([1.0]).sum().backward()
+
+
+def snip_gradient_is_vjp(torch, out):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = torch.stack([x[0] * x[1], x[1] ** 2, x[2].exp()])
+    v = torch.tensor([1.0, -1.0, 0.5])
+    y.backward(v)
+    out("J^T v", x.grad)
+
+
+def snip_accumulation(torch, out):
+    x = torch.tensor([1.0], requires_grad=True)
+    (x * 2).backward()
+    g = x.grad
+    (x * 3).backward()
+    out("accumulated", x.grad)
+    out("same tensor object", g is x.grad)
+    out("version of grad bumped", x.grad._version > 0)
+
+
+def snip_inputs_argument(torch, out):
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    m = a * b
+    loss = (m * m).sum()
+    loss.backward(inputs=[a], retain_graph=True)
+    out("only a", (a.grad, b.grad))
+    loss.backward(inputs=[m])
+    out("non-leaf input gets .grad", m.grad)
+    with out.raises("empty"):
+        (a * 2).sum().backward(inputs=[])
+
+
+def snip_autograd_backward_many(torch, out):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    z = y.sum() * 3
+    torch.autograd.backward([z, y], [torch.tensor(1.0), torch.tensor([1.0, 10.0])])
+    out("both roots", x.grad)
+    with out.raises("count mismatch"):
+        torch.autograd.backward([x.sum()], [torch.tensor(1.0), torch.tensor(1.0)])
+
+
+def snip_grad_function(torch, out):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.tensor([3.0], requires_grad=True)
+    f = (x ** 2).sum() + y.sum() * 0
+    gx, = torch.autograd.grad(f, x, retain_graph=True)
+    out("grad", gx)
+    out(".grad untouched", (x.grad, y.grad))
+    out("tuple", type(torch.autograd.grad(f, [x, y], retain_graph=True)).__name__)
+    h = x.sum()
+    with out.raises("unused"):
+        torch.autograd.grad(h, [x, y], retain_graph=True)
+    out("allow_unused", torch.autograd.grad(h, [x, y], allow_unused=True, retain_graph=True))
+    out("materialize", torch.autograd.grad(h, [x, y], materialize_grads=True))
+    v = x * 3
+    out("grad_outputs", torch.autograd.grad(v, x, grad_outputs=torch.tensor([1.0, 2.0])))
+    with out.raises("input without grad"):
+        torch.autograd.grad((x * 2).sum(), torch.tensor([1.0]))
+
+
+def snip_grad_wrt_non_leaf(torch, out):
+    x = torch.ones(3, requires_grad=True)
+    w = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    y = w * x
+    z = y.sum()
+    out("dz/dy", torch.autograd.grad(z, y))
+
+
+def snip_second_backward_rules(torch, out):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    for name, fn in [("add", lambda t: (t + 1).sum()), ("mul", lambda t: (t * 2).sum()),
+                     ("exp", lambda t: t.exp().sum()), ("view", lambda t: t.view(2, 1).sum()),
+                     ("mean", lambda t: t.mean()), ("neg", lambda t: (-t).sum()),
+                     ("div", lambda t: (t / 2).sum()), ("pow", lambda t: (t ** 2).sum())]:
+        y = fn(x)
+        y.backward()
+        with out.raises(name):
+            y.backward()
+    x.grad = None
+    y = (x ** 3).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    out("retain_graph then again", x.grad)
+    with out.raises("freed saved tensor access"):
+        y.grad_fn.next_functions[0][0]._saved_self
+
+
+def snip_higher_order(torch, out):
+    x = torch.tensor([2.0], requires_grad=True)
+    y = x ** 3
+    g1, = torch.autograd.grad(y, x, create_graph=True)
+    out("first", (g1, g1.requires_grad, g1.grad_fn is not None))
+    g2, = torch.autograd.grad(g1, x, create_graph=True)
+    g3, = torch.autograd.grad(g2, x)
+    out("second, third", (g2, g3))
+    z = torch.tensor([1.0, 2.0], requires_grad=True)
+    (z.sin() * z).sum().backward(create_graph=True)
+    out("grad has graph", z.grad.requires_grad)
+    gg, = torch.autograd.grad(z.grad.sum(), z)
+    out("grad of grad", gg)
+
+
+def snip_functional(torch, out):
+    F = torch.autograd.functional  # noqa: N806
+
+    def f(x):
+        return torch.stack([x[0] * x[1], x[1].sin(), x[0] ** 2])
+
+    x = torch.tensor([1.0, 2.0])
+    out("jacobian", F.jacobian(f, x))
+
+    def g(x, y):
+        return (x * y).sum() + (x ** 2).sum()
+
+    xs = (torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))
+    out("jacobian tuple", F.jacobian(g, xs))
+    out("hessian", F.hessian(lambda v: (v ** 3).sum() + v[0] * v[1], x))
+    out("hessian tuple", F.hessian(g, xs))
+    out("vjp", F.vjp(f, x, torch.tensor([1.0, 1.0, 1.0])))
+    out("jvp", F.jvp(f, x, torch.tensor([1.0, 0.0])))
+    out("hvp", F.hvp(lambda v: (v ** 3).sum(), x, torch.tensor([1.0, 1.0])))
+    out("vhp", F.vhp(lambda v: (v ** 3).sum(), x, torch.tensor([1.0, 1.0])))
+
+
+SNIPPETS = collect(globals())
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.__name__[5:] for s in SNIPPETS])
+def test_backward_api(snippet):
+    assert_same(snippet)
