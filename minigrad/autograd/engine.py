@@ -292,10 +292,10 @@ def execute(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph: bool
             if observed:
                 emit("node_run", node=node, grad_outputs=[_snap(g) for g in grads_in],
                      grad_inputs=[_snap(g) for g in outs])
-            if not retain_graph and node._saved:
-                node._release_variables()
-                if observed:
-                    emit("freed", node=node, saved=list(node._saved))
+            if not retain_graph:
+                freed = node._release_variables()
+                if freed and observed:
+                    emit("freed", node=node, saved=freed)
             for (nxt, nslot), g in zip(node.next_functions, outs):
                 if nxt is not None:
                     send(nxt, nslot, g, node)

@@ -55,22 +55,17 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(s.unpack(self) if isinstance(s, SavedTensor) else s
                      for s in self._saved_list)
 
-    def _release_variables(self) -> None:
-        if self._saved_list:
-            self._saved_list = [None] * len(self._saved_list)
-            self._freed = True
+    def _release_variables(self) -> list:
+        if not self._saved_list or self._freed:
+            return []
+        names = [f"saved_tensors[{i}]" for i in range(len(self._saved_list))]
+        self._saved_list = [None] * len(self._saved_list)
+        self._freed = True
+        return names
 
     def saved_tensor_slots(self) -> list:
         return [(f"saved_tensors[{i}]", s.shape if isinstance(s, SavedTensor) else None,
                  self._freed) for i, s in enumerate(self._saved_list or [])]
-
-    @property
-    def _saved(self):  # the engine frees nodes whose _saved is truthy
-        return {i: s for i, s in enumerate(self._saved_list or [])}
-
-    @_saved.setter
-    def _saved(self, value) -> None:
-        pass
 
     def _materialize(self, grads: list) -> list:
         if not self.materialize_grads:

@@ -156,10 +156,14 @@ class Node:
         return [(k, v.shape if isinstance(v, SavedTensor) else None, self._freed)
                 for k, v in self._saved.items() if isinstance(v, SavedTensor) or self._freed]
 
-    def _release_variables(self) -> None:
-        if self._saved:
-            self._saved = {k: None for k in self._saved}
-            self._freed = True
+    def _release_variables(self) -> list:
+        """Drop saved tensors (retain_graph=False); returns the names of what was freed."""
+        if not self._saved or self._freed:
+            return []
+        names = list(self._saved)
+        self._saved = {k: None for k in names}
+        self._freed = True
+        return names
 
     # --- running ----------------------------------------------------------------------------
     def backward(self, *grads: Tensor | None) -> tuple:  # pragma: no cover - overridden

@@ -7,6 +7,7 @@ made C-contiguous here so that each kernel needs one compiled layout per dtype.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from . import cache
@@ -29,7 +30,8 @@ def conv2d_input_grad(g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int,
 
 def conv2d_weight_grad(x: np.ndarray, g: np.ndarray, w_shape: tuple, stride: int,
                        pad: int) -> np.ndarray:
-    return jit_conv.conv2d_weight_grad(_c(x), _c(g), tuple(w_shape), stride, pad)
+    parts = max(1, min(numba.get_num_threads(), x.shape[0]))
+    return jit_conv.conv2d_weight_grad(_c(x), _c(g), tuple(w_shape), stride, pad, parts)
 
 
 def max_pool2d_forward(x: np.ndarray, k: int, stride: int, pad: int):

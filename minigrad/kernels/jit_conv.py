@@ -3,12 +3,12 @@
 Images in lessons are small (8x8 digits) and channels few (16-32), so every kernel keeps the
 output-channel axis innermost and contiguous: that loop vectorizes, the spatial loops are too
 short to. Samples are spread over threads with prange; the weight gradient sums over samples,
-so each thread fills its own partial sum. Inputs must be C-contiguous (jit.py ensures it).
+so each of `parts` sample ranges (one per thread, chosen by the caller) fills its own partial
+sum. Inputs must be C-contiguous (jit.py ensures it).
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -100,11 +100,10 @@ def conv2d_input_grad(g, w, x_shape, stride, pad):
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def conv2d_weight_grad(x, g, w_shape, stride, pad):
+def conv2d_weight_grad(x, g, w_shape, stride, pad, parts):
     n, c, h, wd = x.shape
     o, _, kh, kw = w_shape
     ho, wo = g.shape[2], g.shape[3]
-    parts = max(1, min(numba.get_num_threads(), n))
     partial = np.zeros((parts, c, kh, kw, o), g.dtype)
     for p in prange(parts):
         for b in range(p * n // parts, (p + 1) * n // parts):

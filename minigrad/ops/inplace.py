@@ -95,15 +95,30 @@ def apply_inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: An
 
 
 class CopySlices(Node):
-    """The base's new history after one of its views was written in place."""
+    """The base's new history after one of its views was written in place.
+
+    Like PyTorch's, it wraps the in-place op's node `fn`: its edges are the base's old history
+    followed by fn's other inputs; the gradient for fn's `self` lands back in the view's region.
+    """
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"  # PyTorch's C++ name
 
     def backward(self, g):
+        from .nn import _scatter_flat
+
         keep = np.ones(g._data.size, dtype=bool)
         keep[self.flat_index.ravel()] = False
-        return g * keep.reshape(g.shape), g.reshape(-1)[self.flat_index]
+        grads = self.fn.apply((g.reshape(-1)[self.flat_index],))
+        base_grad = g * keep.reshape(g.shape)
+        if grads[0] is not None:
+            base_grad = base_grad + _scatter_flat(grads[0], self.flat_index, tuple(g.shape))
+        return (base_grad,) + tuple(grads[1:])
+
+    def _release_variables(self) -> list:
+        freed = self.fn._release_variables()
+        self._freed = self.fn._freed
+        return freed
 
 
 class AsStridedBackward0(Node):
@@ -116,14 +131,19 @@ class AsStridedBackward0(Node):
 
 
 def _inplace_on_view(view: Tensor, fn: Callable[..., Tensor], *args: Any, **kw: Any) -> Tensor:
+    from ..autograd.engine import _edge_of
+
     base = view._base
     # Where each element of the view lives in the base, found by viewing an index array.
     flat_index = np.array(view._view_fn(np.arange(base._data.size).reshape(base.shape)))
     result = fn(_snapshot(view), *args, **kw)
-    old_base = _snapshot(base)
+    op = result._grad_fn
+    node = CopySlices()
+    node.next_functions = (_edge_of(base),) + op.next_functions[1:]
+    node._input_meta = ((base.shape, base.dtype),) + op._input_meta[1:]
+    node.fn, node.flat_index = op, flat_index
     _write(view, result._data)
-    new_base = record(CopySlices, base._data.copy(), (old_base, result), flat_index=flat_index)
-    base._grad_fn, base._output_nr = new_base._grad_fn, 0
+    base._grad_fn, base._output_nr = node, 0
     regenerated = record(AsStridedBackward0, view._data, (base,), flat_index=flat_index,
                          base_shape=tuple(base.shape))
     view._grad_fn, view._output_nr = regenerated._grad_fn, 0

@@ -59,8 +59,14 @@ def dtype_name(dtype: Any) -> str:
 
 
 def to_numpy(t: Any) -> np.ndarray:
-    """Values of a torch or minigrad tensor as a numpy array."""
-    return np.array(t.detach().tolist())
+    """Values of a torch or minigrad tensor as a numpy array.
+
+    torch cannot list its storage-less "efficient zero" tensors (some second-order gradients).
+    """
+    shape = tuple(t.shape)
+    if 0 in shape or getattr(t, "_is_zerotensor", lambda: False)():
+        return np.zeros(shape)
+    return np.array(t.detach().tolist()).reshape(shape)
 
 
 def node_name(node: Any) -> str | None:

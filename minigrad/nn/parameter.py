@@ -1,0 +1,42 @@
+"""nn.Parameter: a leaf tensor that a Module registers as one of its parameters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A Tensor subclass so that `Module.__setattr__` can tell parameters from plain tensors.
+
+    Like PyTorch's, it shares storage and version counter with the tensor it wraps and is always
+    a leaf; results of ops on it are plain Tensors.
+    """
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
+        if data is None:
+            from ..creation import empty
+
+            data = empty(0)
+        p = Tensor.__new__(cls)
+        p._init(data._data, False, counter=data._version_counter)
+        if requires_grad:
+            if not data.dtype.is_floating_point:
+                raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                                   "gradients")
+            p._requires_grad = True
+        return p
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # everything happened in __new__
+        pass
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce_ex__(self, proto: Any) -> tuple:
+        return (_rebuild_parameter, (self._data, self._requires_grad))
+
+
+def _rebuild_parameter(data: Any, requires_grad: bool) -> Parameter:
+    return Parameter(Tensor._wrap(data.copy()), requires_grad)
