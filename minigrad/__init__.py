@@ -7,6 +7,7 @@ from .autograd import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
+from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly  # noqa: F401
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled  # noqa: F401
 from .creation import (  # noqa: F401
     arange, as_tensor, empty, eye, from_numpy, full, full_like, linspace, manual_seed, ones,

@@ -157,9 +157,11 @@ def _fn_name(fn) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
 
-def _accumulate(node, grad: Tensor, create_graph: bool, observed: bool) -> None:
+def _accumulate(node, grad: Tensor | None, create_graph: bool, observed: bool) -> list:
     from ..tensor import Tensor
 
+    if grad is None:
+        return []
     var = node.variable
     before = _snap(var._grad) if observed else None
     if var._grad is None:
@@ -177,9 +179,11 @@ def _accumulate(node, grad: Tensor, create_graph: bool, observed: bool) -> None:
         if observed:
             emit("hook", hook="post_accumulate", node=node, slot=0, fn=_fn_name(fn),
                  grad=_snap(var._grad), returned=None)
+    return []
 
 
-def _call_node(node: Node, grads: list, observed: bool) -> tuple:
+def _call_node(node: Node, grads: list, observed: bool, run=None) -> list:
+    """Pre-hooks, the node itself (or `run`, for AccumulateGrad), then post-hooks."""
     for fn in tuple(node._pre_hooks.values()):
         result = fn(tuple(grads))
         if observed:
@@ -187,7 +191,9 @@ def _call_node(node: Node, grads: list, observed: bool) -> tuple:
                  grad=[_snap(g) for g in grads], returned=result is not None)
         if result is not None:
             grads[:] = list(result)
-    if all(g is None for g in grads):
+    if run is not None:
+        outs = run(grads)
+    elif all(g is None for g in grads):
         outs = [None] * len(node.next_functions)
     else:
         outs = _validate(node, node.apply(tuple(node._materialize(grads))))
@@ -274,8 +280,9 @@ def execute(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph: bool
                     inputs[idx]._accumulate_non_leaf(grads_in[slot], create_graph)
             runs = needed is None or any(n in needed for n, _ in node.next_functions if n)
             if node._is_accumulate_grad:
-                if not capture and grads_in[0] is not None:
-                    _accumulate(node, grads_in[0], create_graph, observed)
+                if not capture:
+                    _call_node(node, grads_in, observed, run=lambda g, n=node: _accumulate(
+                        n, g[0], create_graph, observed))
                 continue
             if not runs:
                 continue

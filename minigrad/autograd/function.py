@@ -76,13 +76,13 @@ class BackwardCFunction(Node, FunctionCtx):
         result = self._forward_cls.backward(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
-        expected = len(self.next_functions)
+        expected = len(self._arg_is_tensor)  # one gradient per forward argument
         if len(result) > expected and all(r is None for r in result[expected:]):
             result = result[:expected]
         if len(result) != expected:
             raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                f"(expected {expected}, got {len(result)})")
-        return result
+        return tuple(r for r, is_tensor in zip(result, self._arg_is_tensor) if is_tensor)
 
 
 def _zeros_for_missing(node: Node, grads: list) -> list:
@@ -149,10 +149,9 @@ class Function(metaclass=FunctionMeta):
         outputs = (raw,) if single else raw
 
         if differentiable:  # edges first: a dirty input is about to be rebased onto this node
-            node.next_functions = tuple(_edge_of(t) if t is not None else (None, 0)
-                                        for t in tensor_args)
-            node._input_meta = tuple((t.shape, t.dtype) if t is not None else None
-                                     for t in tensor_args)
+            node._arg_is_tensor = tuple(t is not None for t in tensor_args)
+            node.next_functions = tuple(_edge_of(t) for t in tensor_args if t is not None)
+            node._input_meta = tuple((t.shape, t.dtype) for t in tensor_args if t is not None)
         dirty = {id(t) for t in node.dirty_tensors}
         returned = {id(o) for o in outputs if isinstance(o, Tensor)}
         if dirty - returned:

@@ -122,10 +122,13 @@ def conv2d_weight_grad(x, g, w_shape, stride, pad, parts):
                                 v = x[b, ci, iy, ix]
                                 for oi in range(o):
                                     partial[p, ci, i, j, oi] += v * gt[y, xo, oi]
+    total = partial[0]
+    for p in range(1, parts):
+        total += partial[p]
     gw = np.empty((o, c, kh, kw), g.dtype)
     for oi in range(o):
         for ci in range(c):
             for i in range(kh):
                 for j in range(kw):
-                    gw[oi, ci, i, j] = partial[:, ci, i, j, oi].sum()
+                    gw[oi, ci, i, j] = total[ci, i, j, oi]
     return gw

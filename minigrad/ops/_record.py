@@ -48,7 +48,10 @@ def operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], dtypes.dtype
     """Tensors for each operand, their arrays cast to the promoted dtype, and that dtype."""
     result = dtypes.promote([(_priority(v), v.dtype if isinstance(v, Tensor) else _py_dtype(v))
                              for v in values])
-    tensors = [as_tensor_like(v) for v in values]
+    # Python numbers go straight to the result dtype, never through float32 first.
+    tensors = [v if isinstance(v, Tensor) else
+               Tensor._wrap(np.asarray(v, dtype=result.np if _priority(v) == 0 else None))
+               for v in values]
     arrays = [t._data if t._data.dtype == result.np else t._data.astype(result.np)
               for t in tensors]
     return tensors, arrays, result

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes
 from ..autograd.graph import Node
 from ..tensor import Tensor
 from ._record import operands, record
@@ -94,17 +95,28 @@ def add(a: Any, b: Any, alpha: float = 1) -> Tensor:
     return record(AddBackward0, x + y * alpha if alpha != 1 else x + y, (ta, tb), alpha=alpha)
 
 
-def sub(a: Any, b: Any, alpha: float = 1) -> Tensor:
-    (ta, tb), (x, y), _ = operands(a, b)
-    if x.dtype == np.bool_:
+def _check_sub(ta: Tensor, tb: Tensor) -> None:
+    """PyTorch refuses `-` whenever one side is bool (Python True included)."""
+    kinds = (ta._data.dtype == np.bool_, tb._data.dtype == np.bool_)
+    if all(kinds):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
+    if any(kinds):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+def sub(a: Any, b: Any, alpha: float = 1) -> Tensor:
+    (ta, tb), (x, y), _ = operands(a, b)
+    _check_sub(ta, tb)
     return record(SubBackward0, x - y * alpha if alpha != 1 else x - y, (ta, tb), alpha=alpha)
 
 
 def rsub(a: Any, b: Any) -> Tensor:
     """b - a where b is a Python number (PyTorch's RsubBackward1)."""
     (ta, tb), (x, y), _ = operands(a, b)
+    _check_sub(ta, tb)
     return record(RsubBackward1, y - x, (ta,))
 
 
@@ -116,6 +128,8 @@ def mul(a: Any, b: Any) -> Tensor:
 
 
 def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
+    if not isinstance(a, Tensor) and rounding_mode is None:
+        return mul(reciprocal(b), a)  # number / tensor: PyTorch's __rtruediv__
     (ta, tb), (x, y), dtype = operands(a, b)
     if rounding_mode is not None:
         fn = np.floor_divide if rounding_mode == "floor" else (lambda p, q: np.trunc(p / q))
@@ -127,29 +141,38 @@ def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
         return record(DivBackward0, x / y, (ta, tb), save=save)
 
 
+def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x ** y in the promoted dtype; integer powers follow PyTorch, where a negative exponent
+    gives 1 for base 1, +-1 for base -1 and 0 otherwise (numpy raises instead)."""
+    if x.dtype == np.bool_:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if x.dtype.kind == "f":
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.power(x, y)
+    negative = y < 0
+    data = np.power(x, np.where(negative, 0, y))
+    minus_one = np.where(y % 2 == 1, -1, 1)
+    return np.where(negative, np.where(x == 1, 1, np.where(x == -1, minus_one, 0)),
+                    data).astype(x.dtype)
+
+
 def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 - torch.pow
-    if not isinstance(a, Tensor):  # scalar ** tensor
-        (tb,), (y,), dtype = operands(b)
-        (y,), _ = _float_result([y], dtype) if isinstance(a, float) else ((y,), dtype)
-        return record(PowBackward2, np.power(np.asarray(a, dtype=y.dtype), y), (tb,),
-                      save_result=True, base=a)
-    if not isinstance(b, Tensor):  # tensor ** scalar
-        (ta,), (x,), dtype = operands(a)
-        if isinstance(b, float) and not dtype.is_floating_point:
-            (x,), _ = _float_result([x], dtype)
-        if not np.issubdtype(x.dtype, np.floating) and b < 0:
+    (ta, tb), (x, y), dtype = operands(a, b)
+    if not isinstance(a, Tensor):  # number ** tensor
+        return record(PowBackward2, _power(x, y), (tb,), save_result=True, base=a)
+    if not isinstance(b, Tensor):  # tensor ** number
+        if dtype.category == 1 and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            data = np.power(x, np.asarray(b, dtype=x.dtype))
-        return record(PowBackward0, data, (ta,), save={"self": ta}, exponent=b)
-    (ta, tb), (x, y), _ = operands(a, b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = np.power(x, y)
-    return record(PowBackward1, data, (ta, tb), save={"self": ta, "exponent": tb},
+        return record(PowBackward0, _power(x, y), (ta,), save={"self": ta}, exponent=b)
+    return record(PowBackward1, _power(x, y), (ta, tb), save={"self": ta, "exponent": tb},
                   save_result=True)
 
 
 def neg(a: Tensor) -> Tensor:
+    if a._data.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
     return record(NegBackward0, -a._data, (a,))
 
 
@@ -201,7 +224,9 @@ class SqrtBackward0(Node):
         return (g / (2 * self.saved("result")),)
 
 
-class _ClampBase(Node):
+class ClampBackward1(Node):
+    """clamp with number bounds; PyTorch names it ClampBackward1 whichever bounds are given."""
+
     def backward(self, g):
         x = self.saved("self")._data
         keep = np.ones(x.shape, dtype=bool)
@@ -210,18 +235,6 @@ class _ClampBase(Node):
         if self.max is not None:
             keep &= x <= self.max
         return (g * keep,)
-
-
-class ClampBackward1(_ClampBase):
-    pass
-
-
-class ClampMinBackward0(_ClampBase):
-    pass
-
-
-class ClampMaxBackward0(_ClampBase):
-    pass
 
 
 def _unary(node_cls: type[Node], fn, a: Tensor, save_self=False, save_result=False) -> Tensor:
@@ -269,11 +282,15 @@ def sigmoid(a: Tensor) -> Tensor:
 
 
 def relu(a: Tensor) -> Tensor:
+    if a._data.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
     return record(ReluBackward0, np.maximum(a._data, 0).astype(a._data.dtype), (a,),
                   save_result=True)
 
 
 def abs(a: Tensor) -> Tensor:  # noqa: A001
+    if a._data.dtype == np.bool_:
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     return record(AbsBackward0, np.abs(a._data), (a,), save={"self": a})
 
 
@@ -281,15 +298,27 @@ def sqrt(a: Tensor) -> Tensor:
     return _unary(SqrtBackward0, np.sqrt, a, save_result=True)
 
 
+class ReciprocalBackward0(Node):
+    def backward(self, g):
+        r = self.saved("result")
+        return (-g * r * r,)
+
+
+def reciprocal(a: Tensor) -> Tensor:
+    return _unary(ReciprocalBackward0, np.reciprocal, a, save_result=True)
+
+
 def clamp(a: Tensor, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
+    """The bounds take part in type promotion: an int tensor clamped at 0.5 becomes float."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    cls = ClampBackward1 if (min is not None and max is not None) else (
-        ClampMinBackward0 if min is not None else ClampMaxBackward0)
+    (ta, *_), (x, *_), dtype = operands(a, *(v for v in (min, max) if v is not None))
+    if dtype is dtypes.bool_:
+        raise NotImplementedError("\"clamp_scalar_cpu\" not implemented for 'Bool'")
     lo = -np.inf if min is None else min
     hi = np.inf if max is None else max
-    data = np.clip(a._data, lo, hi).astype(a._data.dtype)
-    return record(cls, data, (a,), save={"self": a}, min=min, max=max)
+    data = np.clip(x, lo, hi).astype(dtype.np)
+    return record(ClampBackward1, data, (ta,), save={"self": ta}, min=min, max=max)
 
 
 def where(cond: Any, a: Any, b: Any) -> Tensor:
@@ -309,11 +338,24 @@ def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
     if m.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{m.dtype}")
-    v = value._data if isinstance(value, Tensor) else value
-    data = np.where(m, np.asarray(v, dtype=a._data.dtype), a._data)
-    return record(MaskedFillBackward0, data, (a,), mask=m)
+    if not isinstance(value, Tensor):
+        data = np.where(m, np.asarray(value, dtype=a._data.dtype), a._data)
+        return record(MaskedFillBackward0, data, (a,), mask=m)
+    if value.ndim:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    data = np.where(m, value._data.astype(a._data.dtype), a._data)
+    return record(MaskedFillBackward1, data, (a, value), mask=m)
 
 
 class MaskedFillBackward0(Node):
     def backward(self, g):
         return (masked_fill(g, self.mask, 0),)
+
+
+class MaskedFillBackward1(Node):
+    """A 0-dim tensor value gets the sum of the gradient at the filled places."""
+
+    def backward(self, g):
+        keep = masked_fill(g, self.mask, 0)
+        return keep, (g - keep).sum()

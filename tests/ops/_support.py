@@ -156,8 +156,8 @@ def outcome(fn: Callable[[ModuleType], Any], lib: ModuleType) -> tuple:
 
 
 def describe(value: Any) -> Any:
-    if isinstance(value, (tuple, list)):
-        return type(value)(describe(v) for v in value)
+    if isinstance(value, (tuple, list)):  # namedtuples (max's values, indices) become tuples
+        return (tuple if isinstance(value, tuple) else list)(describe(v) for v in value)
     if hasattr(value, "grad_fn") and hasattr(value, "dtype"):
         return ("tensor", dtype_name(value.dtype), tuple(value.shape),
                 value.detach().tolist(), value.requires_grad, node_name(value.grad_fn))

@@ -1,0 +1,107 @@
+"""Sequential and ModuleList: modules held by position, registered under '0', '1', ..."""
+
+from __future__ import annotations
+
+import operator
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .module import Module
+
+__all__ = ["ModuleList", "Sequential"]
+
+
+class _IndexedModules(Module):
+    """Shared by Sequential and ModuleList: integer indexing over `_modules` in order."""
+
+    def _index(self, idx: Any) -> int:
+        idx = operator.index(idx)
+        size = len(self)
+        if not -size <= idx < size:
+            raise IndexError(f"index {idx} is out of range")
+        return idx % size
+
+    def _key(self, idx: Any) -> str:
+        return list(self._modules)[self._index(idx)]
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return self._slice(idx)
+        return self._modules[self._key(idx)]
+
+    def _slice(self, idx: slice) -> _IndexedModules:
+        raise NotImplementedError
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        setattr(self, self._key(idx), module)
+
+    def __delitem__(self, idx: int | slice) -> None:
+        if isinstance(idx, slice):
+            for key in list(self._modules)[idx]:
+                delattr(self, key)
+        else:
+            delattr(self, self._key(idx))
+        # keep the numbering 0..n-1, as PyTorch does
+        items = list(self._modules.values())
+        self._modules.clear()
+        for i, module in enumerate(items):
+            self._modules[str(i)] = module
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> _IndexedModules:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> _IndexedModules:
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(items):
+            self.add_module(str(i), m)
+
+
+class Sequential(_IndexedModules):
+    """Calls its modules in order, each on the previous one's output."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def _slice(self, idx: slice) -> Sequential:  # keeps the original keys
+        return Sequential(OrderedDict(list(self._modules.items())[idx]))
+
+    def forward(self, input: Any) -> Any:
+        for module in self:
+            input = module(input)
+        return input
+
+
+class ModuleList(_IndexedModules):
+    """A list whose modules are registered (their parameters are the owner's parameters)."""
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def _slice(self, idx: slice) -> ModuleList:  # renumbered from 0
+        return ModuleList(list(self._modules.values())[idx])
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        return self.extend(modules)

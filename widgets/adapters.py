@@ -1,0 +1,118 @@
+"""One read-only view of autograd objects, whether they come from minigrad or from real torch.
+
+minigrad mirrors PyTorch's names (`grad_fn`, `next_functions`, `variable`, `_saved_*`), so almost
+everything is shared; the few places where the two differ (how a node lists its saved tensors,
+where output shapes live, the AccumulateGrad name) are answered here and nowhere else. torch is
+never imported: an object is recognised as torch's by the module its type comes from.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+SavedSlot = tuple[str, "tuple[int, ...] | None", bool]
+
+
+def is_torch(obj: Any) -> bool:
+    """True for torch tensors and torch graph nodes (judged by type, without importing torch).
+
+    torch's C++ nodes (`MulBackward0`, ...) are types of the `builtins` module; its custom
+    Function nodes and tensors live in `torch.*`.
+    """
+    module = type(obj).__module__
+    return module.startswith("torch") or (module == "builtins" and hasattr(obj, "next_functions"))
+
+
+def is_tensor(obj: Any) -> bool:
+    """Duck-typed tensor test: both libraries' tensors have these attributes, nodes do not."""
+    return hasattr(obj, "requires_grad") and hasattr(obj, "grad_fn") and hasattr(obj, "shape")
+
+
+def node_name(node: Any) -> str:
+    """`MulBackward0`, `AccumulateGrad` (torch says `torch::autograd::AccumulateGrad`)."""
+    return node.name().rsplit("::", 1)[-1]
+
+
+def is_accumulate(node: Any) -> bool:
+    return hasattr(node, "variable")
+
+
+def sequence_nr(node: Any) -> float:
+    """Creation order of a node; AccumulateGrad sorts last (torch uses UINT64_MAX, minigrad inf)."""
+    if is_accumulate(node):
+        return math.inf
+    seq = getattr(node, "_sequence_nr", None)
+    return float(seq() if callable(seq) else seq) if seq is not None else math.inf
+
+
+def output_shape(node: Any) -> tuple[int, ...] | None:
+    """Shape of the forward output a node differentiates, where the node itself knows it (torch)."""
+    meta = getattr(node, "_input_metadata", None)
+    if meta:
+        return tuple(meta[0].shape)
+    return None
+
+
+def input_shapes(node: Any) -> list[tuple[int, ...] | None]:
+    """Shapes of the forward inputs behind each `next_functions` slot (minigrad only; else None).
+
+    A `None` edge whose shape is known is a constant tensor input; torch does not say.
+    """
+    meta = getattr(node, "_input_meta", None)
+    if not isinstance(meta, tuple):
+        return [None] * len(node.next_functions)
+    return [tuple(m[0]) if m is not None else None for m in meta]
+
+
+def saved_slots(node: Any) -> list[SavedSlot]:
+    """(name, shape, freed) for each tensor the node saved for backward.
+
+    minigrad answers directly; torch exposes `_saved_<name>` attributes that raise once freed.
+    Non-tensor saved values (ints, sizes) are not tensors and are left out.
+    """
+    if hasattr(node, "saved_tensor_slots"):
+        return [(name, tuple(shape) if shape is not None else None, bool(freed))
+                for name, shape, freed in node.saved_tensor_slots()]
+    if not is_torch(node):
+        return []
+    slots = []
+    for attr in dir(node):
+        if not attr.startswith("_saved_"):
+            continue
+        try:
+            value = getattr(node, attr)
+        except RuntimeError:
+            slots.append((attr[len("_saved_"):], None, True))
+            continue
+        if is_tensor(value):
+            slots.append((attr[len("_saved_"):], tuple(value.shape), False))
+    return slots
+
+
+def is_freed(node: Any) -> bool:
+    """Whether the node's saved tensors have been released by a backward without retain_graph."""
+    return any(freed for _, _, freed in saved_slots(node))
+
+
+def to_numpy(t: Any) -> np.ndarray:
+    """A detached numpy copy of a tensor's values (either library)."""
+    d = t.detach()
+    if is_torch(d):
+        d = d.cpu()
+        if not d.dtype.is_floating_point or d.dtype.itemsize >= 4:
+            return np.array(d.numpy(), copy=True)
+        return np.array(d.float().numpy(), copy=True)  # bfloat16/half: numpy may lack the dtype
+    return np.array(d.numpy(), copy=True)
+
+
+def stored_grad(t: Any) -> Any | None:
+    """`.grad` where it is meaningful (leaves, retain_grad), without the non-leaf warning."""
+    if t.grad_fn is not None and not getattr(t, "retains_grad", False):
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return t.grad

@@ -1,0 +1,66 @@
+"""Text that ends up inside a drawing: escaped once, here, so no name can become markup.
+
+Graph labels are Graphviz HTML-like labels (`<...>`), so every piece of user text (tensor names,
+module names, values) goes through `escape_html`; plain attributes such as tooltips go through
+`escape_attr`, which also neutralises Graphviz's own backslash escapes (`\\N`, `\\G`, `\\l`).
+Values are formatted here too, so the static picture, the player's panel and the tests agree.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import graphviz
+import numpy as np
+
+VALUE_LIMIT = 8  # tensors with at most this many elements show their values
+
+
+def escape_html(text: str) -> str:
+    """Text safe inside a Graphviz HTML-like label (and inside HTML)."""
+    return html.escape(str(text), quote=True).replace("&#x27;", "&#39;")
+
+
+def escape_attr(text: str) -> graphviz.quoting.NoHtml:
+    """Text safe as a plain Graphviz attribute: no HTML-string reading, no backslash escapes."""
+    return graphviz.nohtml(str(text).replace("\\", "\\\\"))
+
+
+def html_label(title: str, lines: Sequence[str] = (), *, bold: bool = True) -> str:
+    """A Graphviz HTML-like label: a title line and smaller detail lines, all escaped."""
+    head = f"<b>{escape_html(title)}</b>" if bold else escape_html(title)
+    rest = "".join(f'<br/><font point-size="9">{escape_html(line)}</font>' for line in lines)
+    return f"<{head}{rest}>"
+
+
+def format_shape(shape: Sequence[int] | None) -> str:
+    """`[2, 3]`, `[]` for a scalar, `?` when unknown (torch constants, freed saved tensors)."""
+    return "?" if shape is None else "[" + ", ".join(str(int(n)) for n in shape) + "]"
+
+
+def format_values(values: np.ndarray | None, limit: int = VALUE_LIMIT) -> str | None:
+    """Compact values for small arrays (`[1., 2.5]`), `None` for big ones or no array."""
+    if values is None:
+        return None
+    arr = np.asarray(values)
+    if arr.size > limit:
+        return None
+    if arr.dtype.kind == "f":
+        arr = np.round(arr.astype(np.float64), 4) + 0.0  # + 0.0 turns -0.0 into 0.0
+    text = np.array2string(arr, precision=4, separator=", ", suppress_small=True,
+                           max_line_width=10_000)
+    return " ".join(text.split())
+
+
+def format_array(values: np.ndarray | None, limit: int = 64) -> str:
+    """Values for the player's panel: full for small arrays, shape and a few stats otherwise."""
+    if values is None:
+        return "None"
+    arr = np.asarray(values)
+    short = format_values(arr, limit)
+    if short is not None:
+        return short
+    flat = arr.astype(np.float64).ravel()
+    return (f"{format_shape(arr.shape)} min {flat.min():.4g} max {flat.max():.4g} "
+            f"mean {flat.mean():.4g}")

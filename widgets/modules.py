@@ -1,0 +1,92 @@
+"""Which module created which backward node, learned from forward hooks.
+
+The graph itself does not say which `nn.Module` an op ran in. A forward hook on every submodule
+sees each call's inputs and output; the nodes reachable from the output but not from the inputs
+were created by that call. Inner modules finish first and claim their nodes; an outer module
+walks through them (they are nested inside it) but stops at its own inputs and at anything an
+unrelated module already claimed. The same code serves `minigrad.nn.Module` and `torch.nn.Module`,
+which share `named_modules`, `named_parameters` and `register_forward_hook`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from . import adapters
+
+
+def flatten_tensors(value: Any) -> list[Any]:
+    """Tensors found in a (nested) tuple/list/dict, in order, iteratively."""
+    found, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if adapters.is_tensor(item):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+    return found
+
+
+def _inside(path: str, outer: str) -> bool:
+    """Whether module `path` is `outer` itself or nested in it ("" is the root module)."""
+    return outer == "" or path == outer or path.startswith(outer + ".")
+
+
+class ModuleMap:
+    """node -> qualified module name, plus parameter names and module class names.
+
+    Use as a context manager around a forward pass: hooks are attached on enter, removed on exit.
+    """
+
+    def __init__(self, module: Any) -> None:
+        self.module = module
+        self.params: dict[Any, str] = {p: n for n, p in module.named_parameters()}
+        self.classes: dict[str, str] = {n: type(m).__name__ for n, m in module.named_modules()}
+        self.module_of: dict[Any, str] = {}
+        self._handles: list = []
+
+    def __enter__(self) -> ModuleMap:
+        for name, mod in self.module.named_modules():
+            self._handles.append(mod.register_forward_hook(self._hook(name)))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self._handles.clear()
+
+    def _hook(self, path: str):
+        def after_forward(module: Any, inputs: Any, output: Any) -> None:
+            self.claim(path, flatten_tensors(inputs), flatten_tensors(output))
+
+        return after_forward
+
+    def claim(self, path: str, inputs: Iterable[Any], outputs: Iterable[Any]) -> None:
+        """Give `path` every unclaimed node between `outputs` and `inputs`."""
+        inputs = list(inputs)
+        stop_nodes = {t.grad_fn for t in inputs if t.grad_fn is not None}
+        stop_leaves = [t for t in inputs if t.grad_fn is None]
+        stack = [t.grad_fn for t in outputs if t.grad_fn is not None]
+        seen: set = set()
+        while stack:
+            node = stack.pop()
+            if node in seen or node in stop_nodes:
+                continue
+            seen.add(node)
+            owner = self.module_of.get(node)
+            if owner is not None and not _inside(owner, path):
+                continue  # made by an earlier, unrelated module call
+            if adapters.is_accumulate(node):
+                if any(node.variable is t for t in stop_leaves):
+                    continue
+                self.module_of.setdefault(node, self._param_owner(node.variable, path))
+                continue
+            self.module_of.setdefault(node, path)
+            stack.extend(n for n, _ in node.next_functions if n is not None)
+
+    def _param_owner(self, t: Any, path: str) -> str:
+        name = self.params.get(t)
+        return path if name is None else name.rpartition(".")[0]
