@@ -54,6 +54,7 @@ class Tensor:
         self._version_counter = counter if counter is not None else _VersionCounter()
         self._base = None
         self._view_fn = None
+        self._view_version = 0
         self._backward_hooks = None
         self._post_acc_hooks = {}
         self._grad_acc_ref = None
@@ -122,11 +123,21 @@ class Tensor:
     # --- autograd state --------------------------------------------------------------------
     @property
     def grad_fn(self):
+        if self._base is not None and self._view_version != self._version_counter.value:
+            self._regenerate_view_history()
         return self._grad_fn
+
+    def _regenerate_view_history(self) -> None:
+        """The base (or a sibling view) was written in place: re-derive this view from the
+        base's current history, as PyTorch does, so no stale graph is ever used."""
+        from .ops.inplace import view_of_base
+
+        self._view_version = self._version_counter.value
+        self._grad_fn, self._output_nr = view_of_base(self), 0
 
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad or self._grad_fn is not None
+        return self._requires_grad or self.grad_fn is not None
 
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
@@ -138,7 +149,7 @@ class Tensor:
                                                       "require gradients")
 
     def _set_requires_grad(self, requires_grad: bool, dtype_error: str) -> Tensor:
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
                     "you can only change requires_grad flags of leaf variables. If you want to use "
@@ -152,7 +163,7 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
-        return self._grad_fn is None
+        return self.grad_fn is None
 
     @property
     def retains_grad(self) -> bool:
@@ -168,7 +179,7 @@ class Tensor:
 
     @property
     def grad(self) -> Tensor | None:
-        if self._grad_fn is not None and not self._retains_grad:
+        if self.grad_fn is not None and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -211,7 +222,7 @@ class Tensor:
             else:
                 t._grad = t._grad + grad
 
-        self._grad_fn._retain_hooks[self._output_nr] = retain
+        self.grad_fn._retain_hooks[self._output_nr] = retain
         self._retains_grad = True
 
     def register_hook(self, hook: Callable) -> RemovableHandle:
@@ -220,8 +231,8 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._backward_hooks is None:
             self._backward_hooks = {}
-        if self._grad_fn is not None:
-            self._grad_fn._tensor_hooks[self._output_nr] = self._backward_hooks
+        if self.grad_fn is not None:
+            self.grad_fn._tensor_hooks[self._output_nr] = self._backward_hooks
         return add_hook(self._backward_hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
@@ -329,7 +340,7 @@ class Tensor:
 
     def __repr__(self) -> str:
         extras = []
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self._grad_fn.name()}>")
         elif self._requires_grad:
             extras.append("requires_grad=True")

@@ -61,7 +61,7 @@ def should_record(inputs: tuple) -> bool:
     if not grad_mode._State.enabled:
         return False
     for t in inputs:
-        if t is not None and (t._requires_grad or t._grad_fn is not None):
+        if t is not None and (t._requires_grad or t.grad_fn is not None):
             return True
     return False
 
@@ -103,5 +103,6 @@ def mark_view(out: Tensor, base: Tensor, view_fn) -> Tensor:
         out._view_fn = view_fn
     out._base = root
     out._version_counter = base._version_counter
+    out._view_version = base._version_counter.value
     out._is_inference = base._is_inference
     return out

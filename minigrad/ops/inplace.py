@@ -15,6 +15,7 @@ from ..autograd import grad_mode
 from ..autograd.graph import Node, SavedTensor
 from ..tensor import Tensor
 from ._record import record, should_record
+from .flat import gather_flat, scatter_flat
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an "
@@ -105,14 +106,12 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"  # PyTorch's C++ name
 
     def backward(self, g):
-        from .nn import _scatter_flat
-
         keep = np.ones(g._data.size, dtype=bool)
         keep[self.flat_index.ravel()] = False
-        grads = self.fn.apply((g.reshape(-1)[self.flat_index],))
+        grads = self.fn.apply((gather_flat(g, self.flat_index),))
         base_grad = g * keep.reshape(g.shape)
         if grads[0] is not None:
-            base_grad = base_grad + _scatter_flat(grads[0], self.flat_index, tuple(g.shape))
+            base_grad = base_grad + scatter_flat(grads[0], self.flat_index, tuple(g.shape))
         return (base_grad,) + tuple(grads[1:])
 
     def _release_variables(self) -> list:
@@ -125,17 +124,29 @@ class AsStridedBackward0(Node):
     """A written view's new history: a window into its base's new history."""
 
     def backward(self, g):
-        from .nn import _scatter_flat
+        return (scatter_flat(g, self.flat_index, self.base_shape),)
 
-        return (_scatter_flat(g, self.flat_index, self.base_shape),)
+
+def _flat_index(view: Tensor) -> np.ndarray:
+    """Where each element of a view lives in its base, found by viewing an index array."""
+    base = view._base
+    return np.array(view._view_fn(np.arange(base._data.size).reshape(base.shape)))
+
+
+def view_of_base(view: Tensor):
+    """A fresh AsStridedBackward0 node linking `view` to its base's current history."""
+    base = view._base
+    if not base.requires_grad:
+        return None
+    return record(AsStridedBackward0, view._data, (base,), flat_index=_flat_index(view),
+                  base_shape=tuple(base.shape))._grad_fn
 
 
 def _inplace_on_view(view: Tensor, fn: Callable[..., Tensor], *args: Any, **kw: Any) -> Tensor:
     from ..autograd.engine import _edge_of
 
     base = view._base
-    # Where each element of the view lives in the base, found by viewing an index array.
-    flat_index = np.array(view._view_fn(np.arange(base._data.size).reshape(base.shape)))
+    flat_index = _flat_index(view)
     result = fn(_snapshot(view), *args, **kw)
     op = result._grad_fn
     node = CopySlices()
@@ -144,9 +155,7 @@ def _inplace_on_view(view: Tensor, fn: Callable[..., Tensor], *args: Any, **kw: 
     node.fn, node.flat_index = op, flat_index
     _write(view, result._data)
     base._grad_fn, base._output_nr = node, 0
-    regenerated = record(AsStridedBackward0, view._data, (base,), flat_index=flat_index,
-                         base_shape=tuple(base.shape))
-    view._grad_fn, view._output_nr = regenerated._grad_fn, 0
+    view._regenerate_view_history()
     return view
 
 

@@ -13,8 +13,9 @@ import numpy as np
 from .. import kernels
 from ..autograd.graph import Node
 from ..tensor import Tensor
-from ._record import record
-from .indexing import scatter_into_zeros
+from ._record import record, should_record
+from .indexing import IndexPutBackward0Grad
+from .reduction import LogSoftmaxBackward0
 
 
 def _pair(v: Any) -> int:
@@ -120,9 +121,8 @@ class _GatherFlat(Node):
 
 
 def _scatter_flat(g: Tensor, indices: np.ndarray, shape: tuple) -> Tensor:
-    data = np.zeros(int(np.prod(shape)), dtype=g._data.dtype)
-    np.add.at(data, indices.ravel(), g._data.ravel())
-    return record(_ScatterFlat, data.reshape(shape), (g,), indices=indices)
+    data = kernels.max_pool2d_backward(g._data, indices, shape)
+    return record(_ScatterFlat, data, (g,), indices=indices)
 
 
 def _gather_flat(h: Tensor, indices: np.ndarray) -> Tensor:
@@ -147,13 +147,65 @@ def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
                  self_sym_sizes=tuple(xb.shape))
     if unbatched:
         out = out.squeeze(0)
-    return (out, Tensor._wrap(idx)) if return_indices else out
+    if not return_indices:
+        return out
+    plane = Tensor._wrap(idx % (xb.shape[2] * xb.shape[3]))  # torch: index within each plane
+    return out, plane.squeeze(0) if unbatched else plane
 
 
 class NllLossBackward0(Node):
     def backward(self, g):
         coef = g * -self.scale  # one coefficient per sample in every reduction mode
-        return (scatter_into_zeros(coef, self.self_sym_sizes, self.key),)
+        data = kernels.nll_loss_backward(coef._data, self.target, self.ignore_index,
+                                         self.self_sym_sizes[1])
+        key = (np.arange(len(self.target)), np.where(self.scale != 0, self.target, 0))
+        return (record(IndexPutBackward0Grad, data, (coef,), key=key),)
+
+
+class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
+    """cross_entropy's log_softmax node: one kernel call when no graph is being built."""
+
+    def name(self) -> str:
+        return "LogSoftmaxBackward0"
+
+    def backward(self, g):
+        r = self.saved("result")
+        if should_record((g, r)):  # create_graph: differentiable formula
+            return super().backward(g)
+        return (Tensor._wrap(kernels.log_softmax_backward(g._data, r._data)),)
+
+
+def _class_targets(target: Tensor, n: int, c: int, ignore_index: int) -> np.ndarray:
+    """Target class indices, checked like PyTorch checks them."""
+    t = target._data
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+    if t.shape != (n,):
+        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size "
+                         f"({t.shape[0] if t.ndim else 0}).")
+    bad = (t != ignore_index) & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    return t.astype(np.int64, copy=False)
+
+
+def _nll(logp: Tensor, losses: np.ndarray, t: np.ndarray, reduction: str,
+         ignore_index: int) -> Tensor:
+    """Reduce per-sample losses (0 where ignored) and record NllLossBackward0 on logp."""
+    dtype = logp._data.dtype
+    valid = t != ignore_index
+    count = int(valid.sum())
+    if reduction == "mean":
+        data = np.asarray(losses.sum() / count if count else np.nan, dtype=dtype)
+        scale = valid.astype(dtype) / (count if count else 1)
+    elif reduction == "sum":
+        data = np.asarray(losses.sum(), dtype=dtype)
+        scale = valid.astype(dtype)
+    else:
+        data = losses.astype(dtype, copy=False)
+        scale = valid.astype(dtype)
+    return record(NllLossBackward0, data, (logp,), target=t, scale=scale,
+                  ignore_index=ignore_index, self_sym_sizes=tuple(logp.shape))
 
 
 def nll_loss(logp: Tensor, target: Tensor, reduction: str = "mean",
@@ -161,41 +213,24 @@ def nll_loss(logp: Tensor, target: Tensor, reduction: str = "mean",
     if logp.ndim == 1:
         out = nll_loss(logp.unsqueeze(0), target.reshape(1), reduction, ignore_index)
         return out.squeeze(0) if reduction == "none" else out
-    t = target._data
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
-    n, c = logp.shape[0], logp.shape[1]
-    if t.shape != (n,):
-        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size "
-                         f"({t.shape[0] if t.ndim else 0}).")
+    t = _class_targets(target, logp.shape[0], logp.shape[1], ignore_index)
     valid = t != ignore_index
-    if np.any((t[valid] < 0) | (t[valid] >= c)):
-        raise IndexError(f"Target {int(t[valid][(t[valid] < 0) | (t[valid] >= c)][0])} is out of "
-                         "bounds.")
-    safe_t = np.where(valid, t, 0)
-    key = (np.arange(n), safe_t)
-    picked = -logp._data[key] * valid
-    count = max(int(valid.sum()), 0)
-    if reduction == "mean":
-        data = np.asarray(picked.sum() / count if count else np.nan, dtype=logp._data.dtype)
-        scale = valid.astype(logp._data.dtype) / (count if count else 1)
-    elif reduction == "sum":
-        data = np.asarray(picked.sum(), dtype=logp._data.dtype)
-        scale = valid.astype(logp._data.dtype)
-    else:
-        data = picked.astype(logp._data.dtype)
-        scale = valid.astype(logp._data.dtype)
-    return record(NllLossBackward0, data, (logp,), key=key, scale=scale,
-                  self_sym_sizes=tuple(logp.shape))
+    losses = -logp._data[np.arange(len(t)), np.where(valid, t, 0)] * valid
+    return _nll(logp, losses, t, reduction, ignore_index)
 
 
 def cross_entropy(x: Tensor, target: Tensor, reduction: str = "mean",
                   ignore_index: int = -100) -> Tensor:
-    logp = x.log_softmax(1 if x.ndim > 1 else 0)
     if target.dtype.is_floating_point:  # class probabilities
-        per_sample = -(logp * target).sum(1 if x.ndim > 1 else 0)
-        return _reduce(per_sample, reduction)
-    return nll_loss(logp, target, reduction, ignore_index)
+        dim = 1 if x.ndim > 1 else 0
+        return _reduce(-(x.log_softmax(dim) * target).sum(dim), reduction)
+    if x.ndim != 2:
+        return nll_loss(x.log_softmax(1 if x.ndim > 1 else 0), target, reduction, ignore_index)
+    # (N, C) logits: log_softmax and the per-sample losses in one kernel, torch's two nodes
+    t = _class_targets(target, x.shape[0], x.shape[1], ignore_index)
+    logp_data, losses = kernels.cross_entropy_forward(x._data, t, ignore_index)
+    logp = record(_LossLogSoftmaxBackward0, logp_data, (x,), save_result=True, dim=1)
+    return _nll(logp, losses, t, reduction, ignore_index)
 
 
 def _reduce(t: Tensor, reduction: str) -> Tensor:

@@ -163,3 +163,22 @@ SNIPPETS = collect(globals())
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.__name__[5:] for s in SNIPPETS])
 def test_inplace_semantics(snippet):
     assert_same(snippet)
+
+
+def snip_views_follow_their_base(torch, out):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    v = y[0:2]
+    y.mul_(2)  # v's history must now go through the multiplication
+    out("view history", v.grad_fn.name())
+    v.sum().backward()
+    out("x.grad", x.grad)
+    a = torch.zeros(3)
+    view = a[1:]
+    w = torch.tensor(2.0, requires_grad=True)
+    a.mul_(w)
+    out("view of a base that now requires grad", (view.requires_grad, view.is_leaf))
+
+
+def test_views_follow_their_base():
+    assert_same(snip_views_follow_their_base)
