@@ -35,7 +35,7 @@ pydeps:
 	  echo "python deps: installed (stamp $(INSTALL_STAMP))"; \
 	else \
 	  $(PYTHON) -m pip install "$(TORCH_PIN)" && \
-	  $(PYTHON) -m pip install -e ".[dev]" && \
+	  $(PYTHON) -m pip install -e ".[dev]" --config-settings editable_mode=compat && \
 	  mkdir -p $(STAMP_DIR) && touch $(INSTALL_STAMP); \
 	fi
 

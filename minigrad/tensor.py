@@ -44,22 +44,28 @@ class Tensor:
             data = np.empty(tuple(args))
         self._init(np.array(data, dtype=dtypes.get_default_dtype().np))
 
+    # Defaults live on the class: creating a tensor (once per op) sets only what differs.
+    _requires_grad = False
+    _grad_fn = None
+    _output_nr = 0
+    _grad = None
+    _base = None
+    _view_fn = None
+    _view_version = 0
+    _backward_hooks = None
+    _post_acc_hooks = None
+    _grad_acc_ref = None
+    _retains_grad = False
+    _is_inference = False
+
     def _init(self, data: np.ndarray, requires_grad: bool = False,
               counter: _VersionCounter | None = None) -> None:
         self._data = data
-        self._requires_grad = requires_grad
-        self._grad_fn = None
-        self._output_nr = 0
-        self._grad = None
+        if requires_grad:
+            self._requires_grad = True
         self._version_counter = counter if counter is not None else _VersionCounter()
-        self._base = None
-        self._view_fn = None
-        self._view_version = 0
-        self._backward_hooks = None
-        self._post_acc_hooks = {}
-        self._grad_acc_ref = None
-        self._retains_grad = False
-        self._is_inference = grad_mode._State.inference
+        if grad_mode._State.inference:
+            self._is_inference = True
 
     @classmethod
     def _wrap(cls, data: np.ndarray, requires_grad: bool = False,
@@ -78,7 +84,7 @@ class Tensor:
 
     @property
     def dtype(self) -> dtypes.dtype:
-        return dtypes.from_numpy_dtype(self._data.dtype)
+        return dtypes._BY_NUMPY.get(self._data.dtype) or dtypes.from_numpy_dtype(self._data.dtype)
 
     @property
     def ndim(self) -> int:
@@ -222,7 +228,7 @@ class Tensor:
             else:
                 t._grad = t._grad + grad
 
-        self.grad_fn._retain_hooks[self._output_nr] = retain
+        self.grad_fn._hook_dict("_retain_hooks")[self._output_nr] = retain
         self._retains_grad = True
 
     def register_hook(self, hook: Callable) -> RemovableHandle:
@@ -232,7 +238,7 @@ class Tensor:
         if self._backward_hooks is None:
             self._backward_hooks = {}
         if self.grad_fn is not None:
-            self.grad_fn._tensor_hooks[self._output_nr] = self._backward_hooks
+            self.grad_fn._hook_dict("_tensor_hooks")[self._output_nr] = self._backward_hooks
         return add_hook(self._backward_hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
@@ -242,6 +248,8 @@ class Tensor:
                                "tensors")
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
         return add_hook(self._post_acc_hooks, hook)
 
     def _accumulate_non_leaf(self, grad: Tensor, create_graph: bool) -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from . import anomaly, grad_mode
+from ..dtypes import from_numpy_dtype
 from .graph import Node, grad_accumulator
 from .observe import LISTENERS, emit
 
@@ -24,9 +25,11 @@ def _snap(t: Tensor | None):
 
 
 def _edge_of(t: Tensor) -> tuple:
-    if t.grad_fn is not None:
-        return t.grad_fn, t._output_nr
-    if t.requires_grad:
+    """Where a gradient for `t` goes: its grad_fn's slot, its AccumulateGrad, or nowhere."""
+    fn = t._grad_fn if t._base is None else t.grad_fn
+    if fn is not None:
+        return fn, t._output_nr
+    if t._requires_grad:
         return grad_accumulator(t), 0
     return None, 0
 
@@ -49,18 +52,21 @@ def _validate(node: Node, outs: tuple) -> list:
     """Like PyTorch's validate_outputs: reduce broadcast gradients, cast dtypes, reject the rest."""
     from ..tensor import Tensor
 
-    if len(outs) != len(node.next_functions):
+    edges, metas = node.next_functions, node._input_meta
+    if len(outs) != len(edges):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                           f"(expected {len(node.next_functions)}, got {len(outs)})")
+                           f"(expected {len(edges)}, got {len(outs)})")
     fixed = list(outs)
     for i, g in enumerate(outs):
-        if g is None or node.next_functions[i][0] is None:
+        if g is None or edges[i][0] is None:
             continue
+        if type(g) is Tensor and g._data.shape == metas[i][0] and g._data.dtype == metas[i][1]:
+            continue  # the common case: nothing to check further
         if not isinstance(g, Tensor):
             raise TypeError(f"function {node.name()} returned a gradient of type "
                             f"{type(g).__name__} at index {i}, expected a Tensor or None")
-        shape, dtype = node._input_meta[i]
-        if g.shape != shape:
+        shape, np_dtype = metas[i]
+        if g._data.shape != shape:
             try:
                 expandable = np.broadcast_shapes(shape, g.shape) == g.shape
             except ValueError:
@@ -70,8 +76,8 @@ def _validate(node: Node, outs: tuple) -> list:
                                    f"{i} - got {list(g.shape)} but expected shape compatible with "
                                    f"{list(shape)}")
             g = g.sum_to_size(shape)
-        if g.dtype != dtype:
-            g = g.to(dtype)
+        if g._data.dtype != np_dtype:
+            g = g.to(from_numpy_dtype(np_dtype))
         fixed[i] = g
     return fixed
 
@@ -132,10 +138,13 @@ def _add_to_buffer(buffers: dict, node: Node, slot: int, grad: Tensor, observed:
 
 def _run_tensor_hooks(node: Node, grads: list, observed: bool) -> None:
     if node._is_accumulate_grad:
-        hook_dicts = {0: node.variable._backward_hooks} if node.variable._backward_hooks else {}
+        hooks = node.variable._backward_hooks
+        hook_dicts = {0: hooks} if hooks else None
     else:
         hook_dicts = node._tensor_hooks
-    for slot, hooks in hook_dicts.items():
+    if not hook_dicts and not node._retain_hooks:
+        return
+    for slot, hooks in (hook_dicts or {}).items():
         for fn in tuple(hooks.values()):
             if grads[slot] is None:
                 break
@@ -145,7 +154,7 @@ def _run_tensor_hooks(node: Node, grads: list, observed: bool) -> None:
                      grad=_snap(grads[slot]), returned=_snap(result) if result is not None else None)
             if result is not None:
                 grads[slot] = _check_hook_result(_fn_name(fn), grads[slot], result)
-    for slot, fn in node._retain_hooks.items():
+    for slot, fn in (node._retain_hooks or {}).items():
         if grads[slot] is not None:
             fn(grads[slot])
             if observed:
@@ -174,7 +183,7 @@ def _accumulate(node, grad: Tensor | None, create_graph: bool, observed: bool) -
     if observed:
         emit("accumulate", node=node, variable=var, before=before, added=_snap(grad),
              after=_snap(var._grad))
-    for fn in tuple(var._post_acc_hooks.values()):
+    for fn in tuple((var._post_acc_hooks or {}).values()):
         fn(var)
         if observed:
             emit("hook", hook="post_accumulate", node=node, slot=0, fn=_fn_name(fn),
@@ -184,7 +193,7 @@ def _accumulate(node, grad: Tensor | None, create_graph: bool, observed: bool) -
 
 def _call_node(node: Node, grads: list, observed: bool, run=None) -> list:
     """Pre-hooks, the node itself (or `run`, for AccumulateGrad), then post-hooks."""
-    for fn in tuple(node._pre_hooks.values()):
+    for fn in tuple((node._pre_hooks or {}).values()):
         result = fn(tuple(grads))
         if observed:
             emit("hook", hook="prehook", node=node, slot=None, fn=_fn_name(fn),
@@ -193,11 +202,13 @@ def _call_node(node: Node, grads: list, observed: bool, run=None) -> list:
             grads[:] = list(result)
     if run is not None:
         outs = run(grads)
+    elif all(g is not None for g in grads):
+        outs = _validate(node, node.apply(tuple(grads)))
     elif all(g is None for g in grads):
         outs = [None] * len(node.next_functions)
     else:
         outs = _validate(node, node.apply(tuple(node._materialize(grads))))
-    for fn in tuple(node._post_hooks.values()):
+    for fn in tuple((node._post_hooks or {}).values()):
         result = fn(tuple(outs), tuple(grads))
         if observed:
             emit("hook", hook="posthook", node=node, slot=None, fn=_fn_name(fn),

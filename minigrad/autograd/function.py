@@ -68,9 +68,7 @@ class BackwardCFunction(Node, FunctionCtx):
                  self._freed) for i, s in enumerate(self._saved_list or [])]
 
     def _materialize(self, grads: list) -> list:
-        if not self.materialize_grads:
-            return grads
-        return _zeros_for_missing(self, grads)
+        return Node._materialize(self, grads) if self.materialize_grads else grads
 
     def apply(self, grads: tuple) -> tuple:
         result = self._forward_cls.backward(self, *grads)
@@ -83,23 +81,6 @@ class BackwardCFunction(Node, FunctionCtx):
             raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                f"(expected {expected}, got {len(result)})")
         return tuple(r for r, is_tensor in zip(result, self._arg_is_tensor) if is_tensor)
-
-
-def _zeros_for_missing(node: Node, grads: list) -> list:
-    from ..tensor import Tensor
-
-    return [Tensor._wrap(np.zeros(shape, dtype=dt.np)) if g is None else g
-            for g, (shape, dt) in zip(grads, node._output_meta)]
-
-
-def _node_materialize(self: Node, grads: list) -> list:
-    if all(g is not None for g in grads):
-        return grads
-    return _zeros_for_missing(self, grads)
-
-
-Node._materialize = _node_materialize
-Node._output_meta = property(lambda self: getattr(self, "_out_meta", ()))
 
 
 class FunctionMeta(type):
@@ -151,7 +132,8 @@ class Function(metaclass=FunctionMeta):
         if differentiable:  # edges first: a dirty input is about to be rebased onto this node
             node._arg_is_tensor = tuple(t is not None for t in tensor_args)
             node.next_functions = tuple(_edge_of(t) for t in tensor_args if t is not None)
-            node._input_meta = tuple((t.shape, t.dtype) for t in tensor_args if t is not None)
+            node._input_meta = tuple((t._data.shape, t._data.dtype) for t in tensor_args
+                                     if t is not None)
         dirty = {id(t) for t in node.dirty_tensors}
         returned = {id(o) for o in outputs if isinstance(o, Tensor)}
         if dirty - returned:
@@ -183,8 +165,8 @@ class Function(metaclass=FunctionMeta):
             wrapped.append(out)
         if differentiable:
             node._num_outputs = len(outputs)
-            node._out_meta = tuple((o.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
-                                   for o in outputs)
+            node._out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor)
+                                   else ((), None) for o in outputs)
             out_ids = {id(o): w for o, w in zip(outputs, wrapped) if isinstance(o, Tensor)}
             node._saved_list = [_save(node, t, out_ids) for t in node.to_save]
             node.to_save = ()

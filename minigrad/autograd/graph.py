@@ -7,6 +7,8 @@ import re
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
+import numpy as np
+
 from ..dtypes import LEGACY_NAMES
 from .hooks import RemovableHandle, add_hook
 
@@ -85,20 +87,22 @@ class Node:
     gradient for the forward op's i-th input; `_input_meta[i]` its (shape, dtype)."""
 
     _is_accumulate_grad = False
+    # Defaults on the class; hook and saved-tensor dicts are created on first use.
+    next_functions: tuple = ()
+    _input_meta: tuple = ()  # (shape tuple, numpy dtype) per edge
+    _saved: dict | None = None
+    _freed = False
+    _pre_hooks: dict | None = None
+    _post_hooks: dict | None = None
+    _tensor_hooks: dict | None = None  # output_nr -> a tensor's own hook dict
+    _retain_hooks: dict | None = None  # output_nr -> retain_grad hook
+    _metadata: dict | None = None
+    _anomaly_trace: str | None = None
+    _num_outputs = 1
+    _out_meta: tuple = ()  # (shape, numpy dtype) per forward output, for multi-output nodes
 
     def __init__(self) -> None:
-        self.next_functions: tuple = ()
-        self._input_meta: tuple = ()
         self._sequence_nr = next(_sequence)
-        self._saved: dict[str, SavedTensor | None] | None = {}
-        self._freed = False
-        self._pre_hooks: dict = {}
-        self._post_hooks: dict = {}
-        self._tensor_hooks: dict[int, dict] = {}  # output_nr -> a tensor's own hook dict
-        self._retain_hooks: dict[int, Callable] = {}
-        self._metadata: dict | None = None
-        self._anomaly_trace: str | None = None
-        self._num_outputs = 1
 
     # --- what PyTorch shows -------------------------------------------------------------
     def name(self) -> str:
@@ -118,16 +122,29 @@ class Node:
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """fn(grad_inputs, grad_outputs) -> new grad_inputs or None; runs after the node."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
         return add_hook(self._post_hooks, fn)
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
         """fn(grad_outputs) -> new grad_outputs or None; runs before the node."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
         return add_hook(self._pre_hooks, fn)
+
+    def _hook_dict(self, attr: str) -> dict:
+        d = getattr(self, attr)
+        if d is None:
+            d = {}
+            setattr(self, attr, d)
+        return d
 
     # --- saved tensors ----------------------------------------------------------------------
     def _save(self, tensors: dict) -> None:
         from ..tensor import Tensor
 
+        if self._saved is None:
+            self._saved = {}
         for key, t in tensors.items():
             if t is None:
                 self._saved[key] = None
@@ -145,16 +162,17 @@ class Node:
 
     def __getattr__(self, attr: str) -> Any:
         # grad_fn._saved_self, _saved_other ... like PyTorch's generated attributes
-        if attr.startswith("_saved_") and "_saved" in self.__dict__:
+        saved = self.__dict__.get("_saved")
+        if attr.startswith("_saved_") and saved:
             key = attr[len("_saved_"):]
-            if key in self.__dict__["_saved"]:
+            if key in saved:
                 return self.saved(key)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     def saved_tensor_slots(self) -> list[tuple[str, tuple | None, bool]]:
         """(name, shape, freed) of each tensor this node saved: what the explorer draws."""
         return [(k, v.shape if isinstance(v, SavedTensor) else None, self._freed)
-                for k, v in self._saved.items() if isinstance(v, SavedTensor) or self._freed]
+                for k, v in (self._saved or {}).items() if isinstance(v, SavedTensor) or self._freed]
 
     def _release_variables(self) -> list:
         """Drop saved tensors (retain_graph=False); returns the names of what was freed."""
@@ -166,6 +184,13 @@ class Node:
         return names
 
     # --- running ----------------------------------------------------------------------------
+    def _materialize(self, grads: list) -> list:
+        """Zeros for outputs that received no gradient (multi-output nodes only)."""
+        from ..tensor import Tensor
+
+        return [Tensor._wrap(np.zeros(shape, dtype=dt)) if g is None else g
+                for g, (shape, dt) in zip(grads, self._out_meta)]
+
     def backward(self, *grads: Tensor | None) -> tuple:  # pragma: no cover - overridden
         raise NotImplementedError
 
@@ -188,7 +213,7 @@ class AccumulateGrad(Node):
         super().__init__()
         self.variable = variable
         self._sequence_nr = float("inf")  # runs as soon as it is ready, like PyTorch's UINT64_MAX
-        self._input_meta = ((variable.shape, variable.dtype),)
+        self._input_meta = ((variable._data.shape, variable._data.dtype),)
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch reports its C++ name here

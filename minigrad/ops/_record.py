@@ -44,8 +44,16 @@ def _py_dtype(value: Any) -> dtypes.dtype:
     return dtypes.float32
 
 
+_PY_CATEGORY = {bool: 0, int: 1, float: 2}
+
+
 def operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], dtypes.dtype]:
     """Tensors for each operand, their arrays cast to the promoted dtype, and that dtype."""
+    common = _common_dtype(values)
+    if common is not None:  # the usual case, decided without the general promotion rules
+        tensors = [v if isinstance(v, Tensor) else Tensor._wrap(np.asarray(v, dtype=common))
+                   for v in values]
+        return tensors, [t._data for t in tensors], dtypes._BY_NUMPY[common]
     result = dtypes.promote([(_priority(v), v.dtype if isinstance(v, Tensor) else _py_dtype(v))
                              for v in values])
     # Python numbers go straight to the result dtype, never through float32 first.
@@ -57,11 +65,33 @@ def operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], dtypes.dtype
     return tensors, arrays, result
 
 
+def _common_dtype(values: tuple) -> np.dtype | None:
+    """The one numpy dtype of all tensor operands when Python numbers cannot change it."""
+    common = None
+    for v in values:
+        if isinstance(v, Tensor):
+            d = v._data.dtype
+            if common is None:
+                common = d
+            elif d != common:
+                return None
+        elif type(v) not in _PY_CATEGORY:
+            return None
+    if common is None or common not in dtypes._BY_NUMPY:
+        return None
+    category = dtypes._BY_NUMPY[common].category
+    for v in values:
+        if not isinstance(v, Tensor) and _PY_CATEGORY[type(v)] > category:
+            return None
+    return common
+
+
 def should_record(inputs: tuple) -> bool:
     if not grad_mode._State.enabled:
         return False
     for t in inputs:
-        if t is not None and (t._requires_grad or t.grad_fn is not None):
+        if t is not None and (t._requires_grad or t._grad_fn is not None or (
+                t._base is not None and t.grad_fn is not None)):
             return True
     return False
 
@@ -78,8 +108,10 @@ def record(node_cls: type[Node], data: np.ndarray, inputs: tuple, save: dict | N
         return out
     node = node_cls()
     node.next_functions = tuple(_edge_of(t) if t is not None else (None, 0) for t in inputs)
-    node._input_meta = tuple((t.shape, t.dtype) if t is not None else None for t in inputs)
-    node.__dict__.update(attrs)
+    node._input_meta = tuple((t._data.shape, t._data.dtype) if t is not None else None
+                             for t in inputs)
+    if attrs:
+        node.__dict__.update(attrs)
     out._grad_fn = node
     if save:
         node._save(save)

@@ -95,9 +95,15 @@ def add(a: Any, b: Any, alpha: float = 1) -> Tensor:
     return record(AddBackward0, x + y * alpha if alpha != 1 else x + y, (ta, tb), alpha=alpha)
 
 
-def _check_sub(ta: Tensor, tb: Tensor) -> None:
+def _is_bool(value: Any) -> bool:
+    if isinstance(value, Tensor):
+        return value._data.dtype == np.bool_
+    return isinstance(value, (bool, np.bool_))
+
+
+def _check_sub(a: Any, b: Any) -> None:
     """PyTorch refuses `-` whenever one side is bool (Python True included)."""
-    kinds = (ta._data.dtype == np.bool_, tb._data.dtype == np.bool_)
+    kinds = (_is_bool(a), _is_bool(b))
     if all(kinds):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
@@ -108,15 +114,15 @@ def _check_sub(ta: Tensor, tb: Tensor) -> None:
 
 
 def sub(a: Any, b: Any, alpha: float = 1) -> Tensor:
+    _check_sub(a, b)
     (ta, tb), (x, y), _ = operands(a, b)
-    _check_sub(ta, tb)
     return record(SubBackward0, x - y * alpha if alpha != 1 else x - y, (ta, tb), alpha=alpha)
 
 
 def rsub(a: Any, b: Any) -> Tensor:
     """b - a where b is a Python number (PyTorch's RsubBackward1)."""
+    _check_sub(a, b)
     (ta, tb), (x, y), _ = operands(a, b)
-    _check_sub(ta, tb)
     return record(RsubBackward1, y - x, (ta,))
 
 

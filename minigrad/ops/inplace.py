@@ -72,7 +72,7 @@ def _adopt(t: Tensor, result: Tensor) -> None:
     if node is None:
         return
     if t._backward_hooks:
-        node._tensor_hooks[t._output_nr] = t._backward_hooks
+        node._hook_dict("_tensor_hooks")[t._output_nr] = t._backward_hooks
     for key, saved in (node._saved or {}).items():
         if isinstance(saved, SavedTensor) and saved._counter is result._version_counter:
             node._saved[key] = SavedTensor(t, is_output=True)
@@ -151,7 +151,7 @@ def _inplace_on_view(view: Tensor, fn: Callable[..., Tensor], *args: Any, **kw: 
     op = result._grad_fn
     node = CopySlices()
     node.next_functions = (_edge_of(base),) + op.next_functions[1:]
-    node._input_meta = ((base.shape, base.dtype),) + op._input_meta[1:]
+    node._input_meta = ((base._data.shape, base._data.dtype),) + op._input_meta[1:]
     node.fn, node.flat_index = op, flat_index
     _write(view, result._data)
     base._grad_fn, base._output_nr = node, 0

@@ -11,29 +11,38 @@ import numpy as np
 from .. import dtypes
 from ..autograd.graph import Node
 from ..tensor import Tensor
-from ._record import record
+from ._record import operands, record
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
-    if dim is None:
-        return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    out = []
-    span = builtins.max(ndim, 1)
+    """Reduced dims, non-negative and sorted; None or () mean all of them (as in torch.sum)."""
+    dims = range(ndim) if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+    out: list[int] = []
+    span = builtins.max(ndim, 1)  # this module's max is the tensor op
     for d in dims:
         if not -span <= d < span:
             raise IndexError(f"Dimension out of range (expected to be in range of "
                              f"[{-span}, {span - 1}], but got {d})")
+        if d % span in out:
+            raise RuntimeError(f"dim {d % span} appears multiple times in the list of dims")
         out.append(d % span)
-    return tuple(out)
+    if ndim == 0:
+        return ()
+    return tuple(sorted(out)) or tuple(range(ndim))
 
 
 def _expand_back(g: Tensor, shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
     """Undo a reduction's shape change: re-insert reduced dims, then broadcast."""
-    if not keepdim and len(shape):
-        for d in sorted(dims):
-            g = g.unsqueeze(d)
-    return g.expand(shape)
+    return _keep(g, dims, keepdim, len(shape)).expand(shape)
+
+
+def _keep(g: Tensor, dims: tuple | None, keepdim: bool, ndim: int) -> Tensor:
+    """Re-insert the reduced dims (size 1) that keepdim=False dropped, so g broadcasts."""
+    if keepdim or dims is None or not ndim:
+        return g
+    for d in dims:
+        g = g.unsqueeze(d)
+    return g
 
 
 class SumBackward0(Node):
@@ -62,6 +71,10 @@ def _sum_dtype(a: Tensor, dtype):
     return np.int64 if a.dtype.category < 2 else a._data.dtype
 
 
+def _count(shape: tuple, dims: tuple) -> int:
+    return int(np.prod([shape[d] for d in dims], dtype=np.int64))
+
+
 def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tensor:  # noqa: A001
     out_dtype = _sum_dtype(a, dtype)
     if dim is None:
@@ -83,9 +96,8 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tenso
                       count=builtins.max(a._data.size, 1))
     dims = _dims(dim, a.ndim)
     data = np.asarray(a._data.mean(axis=dims, keepdims=keepdim, dtype=a._data.dtype))
-    count = int(np.prod([a.shape[d] for d in dims])) if a.ndim else 1
     return record(MeanBackward1, data, (a,), self_sym_sizes=tuple(a.shape), dim=dims,
-                  keepdim=keepdim, count=count)
+                  keepdim=keepdim, count=_count(a.shape, dims))
 
 
 # --- max / min ---------------------------------------------------------------------------
@@ -109,9 +121,13 @@ class MinBackward1(_EvenlyDistribute):
 
 
 class _IndexedReduce(Node):
+    """max/min along a dim: the gradient goes to the selected index of each slice."""
+
     def backward(self, g):
         from .indexing import scatter_into_zeros
 
+        if not self.shape:
+            return (g,)
         if not self.keepdim:
             g = g.unsqueeze(self.dim)
         idx = np.expand_dims(self.indices, self.dim) if not self.keepdim else self.indices
@@ -130,40 +146,67 @@ class MinBackward0(_IndexedReduce):
 
 
 def _minmax(a: Tensor, dim: Any, keepdim: bool, largest: bool):
-    x = a._data
+    x, name = a._data, "max" if largest else "min"
     if dim is None:
         if x.size == 0:
-            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == "
-                               "0. Specify the reduction dim with the 'dim' argument.")
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
         value = x.max() if largest else x.min()
         cls = MaxBackward1 if largest else MinBackward1
         return record(cls, np.asarray(value), (a,), mask=(x == value))
-    (d,) = _dims(dim, a.ndim)
-    idx = (np.argmax if largest else np.argmin)(x, axis=d) if x.ndim else np.zeros((), np.int64)
-    values = np.take_along_axis(x, np.expand_dims(idx, d), d) if x.ndim else x
-    if not keepdim and x.ndim:
-        values = values.squeeze(d)
-    else:
-        idx = np.expand_dims(idx, d) if x.ndim else idx
+    dims = _dims(dim, a.ndim)
     cls = MaxBackward0 if largest else MinBackward0
-    out = record(cls, np.asarray(values), (a,), indices=idx, dim=d, keepdim=keepdim,
-                 shape=tuple(a.shape))
-    return MinMax(out, Tensor._wrap(np.asarray(idx, dtype=np.int64)))
+    if not dims:  # a 0-d tensor is its own max along dim 0 / -1
+        out = record(cls, x.copy(), (a,), indices=None, dim=0, keepdim=keepdim, shape=())
+        return MinMax(out, Tensor._wrap(np.zeros((), np.int64)))
+    (d,) = dims
+    if x.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    idx = (np.argmax if largest else np.argmin)(x, axis=d, keepdims=True)
+    values = np.take_along_axis(x, idx, d)
+    if not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    out = record(cls, values, (a,), indices=idx, dim=d, keepdim=keepdim, shape=tuple(a.shape))
+    return MinMax(out, Tensor._wrap(idx.astype(np.int64)))
+
+
+class MaximumBackward0(Node):
+    """Where both sides are equal each gets half the gradient, as in PyTorch."""
+
+    def backward(self, g):
+        from .elementwise import masked_fill, where
+
+        x, y = self.saved("self")._data, self.saved("other")._data
+        half = where(x == y, g / 2, g)
+        return masked_fill(half, x < y, 0), masked_fill(half, x > y, 0)
+
+
+class MinimumBackward0(Node):
+    def backward(self, g):
+        from .elementwise import masked_fill, where
+
+        x, y = self.saved("self")._data, self.saved("other")._data
+        half = where(x == y, g / 2, g)
+        return masked_fill(half, x > y, 0), masked_fill(half, x < y, 0)
+
+
+def _binary_extreme(a: Tensor, b: Tensor, largest: bool) -> Tensor:
+    (ta, tb), (x, y), _ = operands(a, b)
+    data = np.maximum(x, y) if largest else np.minimum(x, y)
+    cls = MaximumBackward0 if largest else MinimumBackward0
+    return record(cls, data, (ta, tb), save={"self": ta, "other": tb})
 
 
 def max(a: Tensor, dim: Any = None, keepdim: bool = False):  # noqa: A001
-    if isinstance(dim, Tensor):
-        from .elementwise import where
-
-        return where(a._data >= dim._data, a, dim)
+    if isinstance(dim, Tensor):  # torch.max(a, b) is torch.maximum
+        return _binary_extreme(a, dim, largest=True)
     return _minmax(a, dim, keepdim, largest=True)
 
 
 def min(a: Tensor, dim: Any = None, keepdim: bool = False):  # noqa: A001
     if isinstance(dim, Tensor):
-        from .elementwise import where
-
-        return where(a._data <= dim._data, a, dim)
+        return _binary_extreme(a, dim, largest=False)
     return _minmax(a, dim, keepdim, largest=False)
 
 
@@ -174,51 +217,117 @@ def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
 
 
 # --- var / std / norm -------------------------------------------------------------------
-def _correction(unbiased: Any, correction: Any) -> float:
-    if correction is not None:
-        return correction
-    return 1 if unbiased in (None, True) else 0
+def _require_float(a: Tensor, message: str) -> None:
+    if not a.dtype.is_floating_point:
+        raise RuntimeError(message)
+
+
+def _var_args(a: Tensor, dim: Any, unbiased: Any, correction: Any) -> tuple:
+    """(dims or None, correction); `var(False)` is the old unbiased-only overload."""
+    _require_float(a, "std and var only support floating point and complex dtypes")
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased in (None, True) else 0
+    return (_dims(dim, a.ndim) if dim is not None else None), correction
+
+
+def _var_backward(g: Tensor, x: Tensor, dims: tuple | None, correction: float,
+                  keepdim: bool) -> Tensor:
+    """PyTorch's var_backward: 2 / (n - correction) * g * (x - mean)."""
+    if dims is None or x.ndim == 0:
+        dof = x.numel() - correction
+        if dof <= 0:  # infinite scale: nan where x equals the mean, inf elsewhere
+            return g * np.where(x._data == x._data.mean(), np.nan, np.inf).astype(x._data.dtype)
+        return g * (2.0 / dof) * (x - x.mean())
+    with np.errstate(divide="ignore"):
+        scale = np.float64(2.0) / (_count(x.shape, dims) - correction)
+    return _keep(g, dims, keepdim, x.ndim) * float(scale) * (x - x.mean(dims, keepdim=True))
+
+
+class VarBackward0(Node):
+    def backward(self, g):
+        return (_var_backward(g, self.saved("self"), self.dim, self.correction, self.keepdim),)
+
+
+class StdBackward0(Node):
+    def backward(self, g):
+        r = self.saved("result")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = (g / (r * 2)).masked_fill(r._data == 0, 0)
+        return (_var_backward(g, self.saved("self"), self.dim, self.correction, self.keepdim),)
+
+
+def _var_data(a: Tensor, dims: tuple | None, correction: float, keepdim: bool) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(np.var(a._data, axis=dims, ddof=correction, keepdims=keepdim,
+                                 dtype=a._data.dtype))
 
 
 def var(a: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
-    """Composite of differentiable ops; PyTorch's VarBackward0 name comes from the last step."""
-    c = _correction(unbiased, correction)
-    dims = _dims(dim, a.ndim) if dim is not None else None
-    centered = a - a.mean(dim=dims, keepdim=True) if a.ndim else a - a
-    n = a._data.size if dims is None else int(np.prod([a.shape[d] for d in dims]))
-    return (centered * centered).sum(dim=dims, keepdim=keepdim) / (n - c)
+    dims, c = _var_args(a, dim, unbiased, correction)
+    return record(VarBackward0, _var_data(a, dims, c, keepdim), (a,), save={"self": a}, dim=dims,
+                  correction=c, keepdim=keepdim)
 
 
 def std(a: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
-    return var(a, dim, unbiased, keepdim, correction=correction).sqrt()
+    dims, c = _var_args(a, dim, unbiased, correction)
+    return record(StdBackward0, np.sqrt(_var_data(a, dims, c, keepdim)), (a,), save={"self": a},
+                  save_result=True, dim=dims, correction=c, keepdim=keepdim)
+
+
+def _vector_norm(x: np.ndarray, p: float, dims: tuple | None, keepdim: bool) -> np.ndarray:
+    ax = np.abs(x)
+    if p == np.inf:
+        return ax.max(axis=dims, keepdims=keepdim)
+    if p == -np.inf:
+        return ax.min(axis=dims, keepdims=keepdim)
+    if p == 0:
+        return (ax != 0).sum(axis=dims, keepdims=keepdim).astype(x.dtype)
+    if p == 1:
+        return ax.sum(axis=dims, keepdims=keepdim)
+    if p == 2:
+        return np.sqrt((ax * ax).sum(axis=dims, keepdims=keepdim))
+    return (ax ** p).sum(axis=dims, keepdims=keepdim) ** (1 / p)
 
 
 class LinalgVectorNormBackward0(Node):
+    """PyTorch's norm_backward, case by case (p = 0, 1, 2, +-inf, < 1, < 2, other)."""
+
     def backward(self, g):
-        x, r = self.saved("self"), self.saved("result")
-        if self.ord == 2:
-            g = _expand_back(g, x.shape, self.dim, self.keepdim) if self.dim is not None else g
-            r = _expand_back(r, x.shape, self.dim, self.keepdim) if self.dim is not None else r
-            safe = r.masked_fill(r._data == 0, 1)
-            return (g * x / safe * (r._data != 0),)
-        if self.ord == 1:
-            g = _expand_back(g, x.shape, self.dim, self.keepdim) if self.dim is not None else g
-            return (g * np.sign(x._data),)
-        p = self.ord
-        g = _expand_back(g, x.shape, self.dim, self.keepdim) if self.dim is not None else g
-        r = _expand_back(r, x.shape, self.dim, self.keepdim) if self.dim is not None else r
-        return (g * x.abs() ** (p - 2) * x / r ** (p - 1),)
+        x, r, p = self.saved("self"), self.saved("result"), self.ord
+        g, r = (_keep(t, self.dim, self.keepdim, x.ndim) for t in (g, r))
+        sign = np.sign(x._data)
+        if p == 0:
+            return (g * np.zeros_like(x._data),)
+        if p == 1:
+            return (g * sign,)
+        if p == 2:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return (g * (x / r).masked_fill(r._data == 0, 0),)
+        if np.isinf(p):
+            ax = np.abs(x._data)
+            mask = (ax == r._data) | np.isnan(ax)
+            count = mask.sum(axis=self.dim, keepdims=True)
+            return (g / count.astype(x._data.dtype) * (mask * sign).astype(x._data.dtype),)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if p < 1:
+                scaled = (x.abs() ** (p - 1)).masked_fill(x._data == 0, 0) * sign
+                return (scaled * g * r ** (1 - p),)
+            scaled = x.abs() ** (p - 1) * sign if p < 2 else x * x.abs() ** (p - 2)
+            return (scaled * (g / r ** (p - 1)).masked_fill(r._data == 0, 0),)
 
 
 def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
+    _require_float(a, "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                      f"Got {dtypes.SCALAR_NAMES[a.dtype.name]}")
     p = 2 if p in (None, "fro") else p
     dims = _dims(dim, a.ndim) if dim is not None else None
-    data = np.asarray(np.linalg.norm(a._data.reshape(-1), ord=p) if dims is None else
-                      np.sum(np.abs(a._data) ** p, axis=dims, keepdims=keepdim) ** (1 / p))
-    return record(LinalgVectorNormBackward0, data.astype(a._data.dtype), (a,), save={"self": a},
-                  save_result=True, ord=p, dim=dims, keepdim=keepdim)
+    data = np.asarray(_vector_norm(a._data, p, dims, keepdim), dtype=a._data.dtype)
+    return record(LinalgVectorNormBackward0, data, (a,), save={"self": a}, save_result=True,
+                  ord=p, dim=dims, keepdim=keepdim)
 
 
 # --- softmax family ---------------------------------------------------------------------
@@ -234,19 +343,29 @@ class LogSoftmaxBackward0(Node):
         return (g - r.exp() * g.sum(self.dim, keepdim=True),)
 
 
-def _stable_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
-    shifted = x - x.max(axis=dim, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+def _softmax_input(a: Tensor, dim: int, dtype: Any, kernel: str) -> tuple[Tensor, tuple]:
+    """Cast to `dtype` first (a recorded ToCopy, as in PyTorch); integers have no kernel."""
+    if dtype is not None:
+        a = a.to(dtype)
+    dims = _dims(dim, a.ndim)
+    if not a.dtype.is_floating_point:
+        last = "_lastdim" if dims == (a.ndim - 1,) else ""
+        raise NotImplementedError(f'"{kernel}{last}_kernel_impl" not implemented for '
+                                  f"'{dtypes.SCALAR_NAMES[a.dtype.name]}'")
+    return a, dims
 
 
 def softmax(a: Tensor, dim: int, dtype=None) -> Tensor:
-    x = a._data.astype(dtype.np) if dtype is not None else a._data
-    shifted = np.exp(x - x.max(axis=dim, keepdims=True))
-    data = shifted / shifted.sum(axis=dim, keepdims=True)
-    return record(SoftmaxBackward0, data, (a,), save_result=True, dim=dim)
+    a, dims = _softmax_input(a, dim, dtype, "softmax")
+    x = a._data
+    shifted = np.exp(x - x.max(axis=dims, keepdims=True))
+    data = shifted / shifted.sum(axis=dims, keepdims=True)
+    return record(SoftmaxBackward0, data, (a,), save_result=True, dim=dims)
 
 
 def log_softmax(a: Tensor, dim: int, dtype=None) -> Tensor:
-    x = a._data.astype(dtype.np) if dtype is not None else a._data
-    return record(LogSoftmaxBackward0, _stable_log_softmax(x, dim), (a,), save_result=True,
-                  dim=dim)
+    a, dims = _softmax_input(a, dim, dtype, "log_softmax")
+    x = a._data
+    shifted = x - x.max(axis=dims, keepdims=True)
+    data = shifted - np.log(np.exp(shifted).sum(axis=dims, keepdims=True))
+    return record(LogSoftmaxBackward0, data, (a,), save_result=True, dim=dims)

@@ -1,0 +1,229 @@
+"""The kernel switch, the numba kernels against their numpy references, and both against torch.
+
+The numba path runs in this process: the first run on a machine compiles every kernel for
+float32 and float64 (tens of seconds), later runs load them from numba's on-disk cache.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad import kernels
+from minigrad.kernels import numpy_ref
+from minigrad.ops import nn as mg_nn
+from ops._support import FLOATS, check_op, op
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("numba")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(params=kernels.BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Run the test once per kernel implementation, then restore the active one."""
+    before = kernels.backend()
+    kernels.use(request.param)
+    yield request.param
+    kernels.use(before)
+
+
+def F(lib):  # noqa: N802 - reads like torch's `F`
+    """torch.nn.functional, or minigrad's nn ops."""
+    return torch.nn.functional if lib is torch else mg_nn
+
+
+def python(code: str, **env: str) -> str:
+    """stdout of `code` run in a fresh interpreter (nothing imported yet)."""
+    full_env = {**os.environ, **env}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=full_env, cwd=ROOT, check=True)
+    return done.stdout.strip()
+
+
+# --- the switch --------------------------------------------------------------------------
+def test_import_minigrad_does_not_import_numba() -> None:
+    code = "import sys, minigrad; print('numba' in sys.modules, minigrad.kernels.backend())"
+    assert python(code) == "False numba"
+
+
+def test_environment_variable_picks_the_backend() -> None:
+    assert python("import minigrad; print(minigrad.kernels.backend())",
+                  MINIGRAD_KERNELS="numpy") == "numpy"
+
+
+def test_use_switches_and_rejects_unknown_names(backend: str) -> None:
+    assert kernels.backend() == backend
+    with pytest.raises(ValueError, match="unknown kernel backend"):
+        kernels.use("cuda")
+    assert kernels.backend() == backend
+
+
+@pytest.mark.parametrize("backend", ["numba"], indirect=True)
+def test_float16_takes_the_numpy_path(backend: str) -> None:
+    x = np.ones((1, 1, 4, 4), np.float16)
+    w = np.ones((1, 1, 3, 3), np.float16)
+    out = kernels.conv2d_forward(x, w, 1, 0)
+    assert out.dtype == np.float16 and out[0, 0, 0, 0] == 9
+
+
+def test_cache_falls_back_to_a_temporary_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    from numba.core import config
+
+    from minigrad.kernels import cache
+
+    monkeypatch.setattr(config, "CACHE_DIR", "")
+    monkeypatch.setattr(cache, "_writable", lambda path: False)
+    chosen = cache.configure()
+    assert chosen == config.CACHE_DIR and "minigrad-numba" in chosen
+
+
+# --- numba kernels equal the numpy references --------------------------------------------
+# (N, C, H, W, O, k, stride, pad)
+CONV_SHAPES = [
+    (2, 3, 7, 9, 4, 3, 1, 1),
+    (3, 1, 8, 8, 16, 3, 1, 1),
+    (2, 4, 9, 7, 5, 2, 2, 0),
+    (1, 2, 6, 6, 3, 3, 2, 1),
+    (2, 3, 5, 5, 2, 1, 1, 0),
+    (4, 16, 4, 4, 32, 3, 1, 1),
+]
+# (N, C, H, W, k, stride, pad)
+POOL_SHAPES = [(2, 3, 8, 8, 2, 2, 0), (1, 2, 7, 9, 3, 2, 1), (2, 2, 6, 5, 3, 1, 1),
+               (1, 1, 5, 5, 2, 1, 0)]
+
+
+def _close(actual: np.ndarray, expected: np.ndarray) -> None:
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    tol = 1e-5 if actual.dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(actual, expected, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", CONV_SHAPES, ids=str)
+def test_conv_kernels_match_numpy(shape: tuple, dtype: str) -> None:
+    from minigrad.kernels import jit
+
+    n, c, h, w, o, k, s, p = shape
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal((n, c, h, w)).astype(dtype)
+    wt = rng.standard_normal((o, c, k, k)).astype(dtype)
+    out = numpy_ref.conv2d_forward(x, wt, s, p)
+    g = rng.standard_normal(out.shape).astype(dtype)
+    _close(jit.conv2d_forward(x, wt, s, p), out)
+    _close(jit.conv2d_input_grad(g, wt, x.shape, s, p),
+           numpy_ref.conv2d_input_grad(g, wt, x.shape, s, p))
+    _close(jit.conv2d_weight_grad(x, g, wt.shape, s, p),
+           numpy_ref.conv2d_weight_grad(x, g, wt.shape, s, p))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", POOL_SHAPES, ids=str)
+def test_pool_kernels_match_numpy(shape: tuple, dtype: str) -> None:
+    from minigrad.kernels import jit
+
+    n, c, h, w, k, s, p = shape
+    rng = np.random.default_rng(sum(shape))
+    x = rng.integers(-3, 4, (n, c, h, w)).astype(dtype)  # ties: the first maximum wins
+    x[0, 0, 0, 0] = np.nan
+    values, idx = numpy_ref.max_pool2d_forward(x, k, s, p)
+    jv, ji = jit.max_pool2d_forward(x, k, s, p)
+    np.testing.assert_array_equal(jv, values)
+    np.testing.assert_array_equal(ji, idx)
+    g = rng.standard_normal(values.shape).astype(dtype)
+    _close(jit.max_pool2d_backward(g, idx, x.shape), numpy_ref.max_pool2d_backward(g, idx, x.shape))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_loss_kernels_match_numpy(dtype: str) -> None:
+    from minigrad.kernels import jit
+
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((9, 6)) * 30).astype(dtype)  # large logits: stability matters
+    t = np.array([0, 5, -100, 2, 1, 3, 3, -100, 4])
+    for actual, expected in zip(jit.cross_entropy_forward(x, t, -100),
+                                numpy_ref.cross_entropy_forward(x, t, -100)):
+        _close(actual, expected)
+    coef = rng.standard_normal(9).astype(dtype)
+    _close(jit.nll_loss_backward(coef, t, -100, 6), numpy_ref.nll_loss_backward(coef, t, -100, 6))
+    logp = numpy_ref.cross_entropy_forward(x, t, -100)[0]
+    _close(jit.log_softmax_backward(x, logp), numpy_ref.log_softmax_backward(x, logp))
+
+
+# --- the ops, on either backend, against torch -------------------------------------------
+def _conv(s: int, p: int, bias: bool = True):
+    if bias:
+        return lambda L, x, w, b: F(L).conv2d(x, w, b, stride=s, padding=p)
+    return lambda L, x, w: F(L).conv2d(x, w, stride=s, padding=p)
+
+
+CONV_OPS = [
+    op("conv_s1_p1", _conv(1, 1), (2, 3, 6, 7), (4, 3, 3, 3), (4,)),
+    op("conv_s2_p0", _conv(2, 0), (2, 2, 7, 7), (3, 2, 3, 3), (3,)),
+    op("conv_s2_p1_k2", _conv(2, 1), (1, 3, 5, 6), (2, 3, 2, 2), (2,)),
+    op("conv_nobias", _conv(1, 0, bias=False), (2, 2, 5, 5), (3, 2, 3, 3)),
+    op("conv_unbatched", _conv(1, 1), (2, 5, 5), (3, 2, 3, 3), (3,)),
+    op("conv_digits_layer2", _conv(1, 1), (3, 16, 4, 4), (32, 16, 3, 3), (32,)),
+]
+POOL_OPS = [
+    op("pool_k2", lambda L, x: F(L).max_pool2d(x, 2), (2, 3, 6, 6)),
+    op("pool_k3_s2_p1", lambda L, x: F(L).max_pool2d(x, 3, stride=2, padding=1), (2, 2, 7, 8)),
+    op("pool_overlap", lambda L, x: F(L).max_pool2d(x, 3, stride=1), (1, 2, 5, 5)),
+    op("pool_unbatched", lambda L, x: F(L).max_pool2d(x, 2), (2, 4, 4)),
+]
+TARGETS = np.array([0, 4, 2, 2, 1])
+
+
+def _ce(**kwargs):
+    return lambda L, x: F(L).cross_entropy(x, L.tensor(TARGETS), **kwargs)
+
+
+LOSS_OPS = [
+    op("ce_mean", _ce(), (5, 5), domain=(-4.0, 4.0)),
+    op("ce_sum", _ce(reduction="sum"), (5, 5)),
+    op("ce_none", _ce(reduction="none"), (5, 5)),
+    op("ce_ignore", _ce(ignore_index=2), (5, 5)),
+    op("nll_after_log_softmax", lambda L, x: F(L).nll_loss(x.log_softmax(1), L.tensor(TARGETS)),
+       (5, 5)),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("case", CONV_OPS + POOL_OPS + LOSS_OPS)
+def test_op_matches_torch(case, dtype: str, backend: str, request: pytest.FixtureRequest) -> None:
+    """Forward, grad_fn graph, gradients and double backward, on each backend."""
+    check_op(case, dtype, request.node.name)
+
+
+@pytest.mark.parametrize("stride,padding", [(2, 0), (3, 1), (1, 1)])
+def test_pool_return_indices_match_torch(stride: int, padding: int, backend: str) -> None:
+    x = np.random.default_rng(stride).standard_normal((2, 3, 7, 6)).astype(np.float32)
+    _, expected = torch.nn.functional.max_pool2d(torch.tensor(x), 3, stride, padding,
+                                                 return_indices=True)
+    _, actual = mg_nn.max_pool2d(minigrad.tensor(x), 3, stride, padding, return_indices=True)
+    np.testing.assert_array_equal(actual.numpy(), expected.numpy())
+
+
+def test_training_step_matches_torch(backend: str) -> None:
+    """A conv -> relu -> pool -> linear -> cross-entropy step gives torch's gradients."""
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s).astype(np.float32)
+              for s in [(16, 1, 8, 8), (8, 1, 3, 3), (8,), (10, 128), (10,)]]
+    target = rng.integers(0, 10, 16)
+
+    def grads(lib, ops) -> list[np.ndarray]:
+        x, w, b, lw, lb = (lib.tensor(a, requires_grad=True) for a in arrays)
+        h = ops.max_pool2d(ops.conv2d(x, w, b, padding=1).relu(), 2)
+        loss = ops.cross_entropy(ops.linear(h.reshape(16, -1), lw, lb), lib.tensor(target))
+        loss.backward()
+        return [t.grad.numpy() for t in (x, w, b, lw, lb)]
+
+    for a, e in zip(grads(minigrad, mg_nn), grads(torch, torch.nn.functional)):
+        np.testing.assert_allclose(a, e, rtol=2e-4, atol=2e-5)

@@ -1,0 +1,110 @@
+"""The static view: a graph drawn once, shown without JavaScript anywhere a notebook is rendered.
+
+`GraphView` is what `draw_graph` returns. Its `text/plain` is the deterministic summary line that
+nbval compares; its `text/html` / `image/svg+xml` is the picture, so nbconvert HTML and GitHub show
+it too. Size limits and a missing `dot` become a readable message in the output, not a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from .dot import to_dot
+from .drawing import Drawing, module_ids, plan
+from .labels import escape_html
+from .model import Graph
+from .svg import DotNotFoundError, layout_svg
+
+MAX_NODES = 3000  # dot needs ~2 s here at 2,000 nodes and grows faster than linearly
+
+
+class GraphTooLargeError(ValueError):
+    """Raised instead of handing dot a graph it would take minutes to lay out."""
+
+
+def collapsed_paths(classes: Mapping[str, str] | None, collapse: bool | Collection[str] | None,
+                    graph: Graph) -> set[str]:
+    """`collapse=True`: every top-level submodule that created nodes; a collection: those paths."""
+    if not collapse:
+        return set()
+    if not classes:
+        raise ValueError("collapse needs to know which module made which node: record the "
+                         "forward pass with record_forward(module=...) and draw from its trace")
+    if collapse is True:
+        used = {n.module for n in graph.nodes.values() if n.module}
+        return {p for p in classes if p and "." not in p and any(
+            u == p or u.startswith(p + ".") for u in used)}
+    unknown = sorted(set(collapse) - set(classes))
+    if unknown:
+        raise ValueError(f"no such module to collapse: {', '.join(unknown)}")
+    return set(collapse)
+
+
+class GraphView:
+    """A drawn graph: summary, DOT source, SVG; displays itself in notebooks."""
+
+    def __init__(self, graph: Graph, *, classes: Mapping[str, str] | None = None,
+                 collapse: bool | Collection[str] | None = None, legend: bool = True,
+                 max_nodes: int = MAX_NODES, rankdir: str = "TB") -> None:
+        self.graph = graph
+        self.classes = dict(classes or {})
+        self.collapsed = collapsed_paths(self.classes, collapse, graph)
+        self.legend = legend
+        self.max_nodes = max_nodes
+        self.rankdir = rankdir
+
+    def toggle(self, module_id: str) -> None:
+        """Collapse an expanded module or expand a collapsed one, by its element id (`m<k>`)."""
+        path = next((p for p, i in self.ids().items() if i == module_id), None)
+        if path is None:
+            return
+        if path in self.collapsed:
+            self.collapsed.discard(path)
+        else:
+            self.collapsed.add(path)
+
+    def ids(self) -> dict[str, str]:
+        """Module path -> element id of its box or cluster."""
+        return module_ids(self.classes)
+
+    def drawing(self) -> Drawing:
+        return plan(self.graph, self.classes, self.collapsed)
+
+    def summary(self) -> str:
+        """The graph's node counts by kind, plus what is collapsed (deterministic)."""
+        text = self.graph.summary()
+        if self.collapsed:
+            text += f"; collapsed: {', '.join(sorted(self.collapsed))}"
+        return text
+
+    def source(self) -> str:
+        """DOT text, after the size check."""
+        drawing = self.drawing()
+        if drawing.size > self.max_nodes:
+            raise GraphTooLargeError(
+                f"This graph has {drawing.size:,} nodes to draw, more than the limit of "
+                f"{self.max_nodes:,}, so it is not drawn (laying it out could freeze the page). "
+                "Collapse modules (collapse=True, with a forward recorded by "
+                "record_forward(module=...)), draw a smaller part (an intermediate tensor), or "
+                "raise max_nodes=.")
+        return to_dot(drawing, legend=self.legend, rankdir=self.rankdir).source
+
+    def svg(self) -> str:
+        """The laid-out picture (raises GraphTooLargeError or DotNotFoundError)."""
+        return layout_svg(self.source())
+
+    def __repr__(self) -> str:
+        return f"GraphView({self.summary()})"
+
+    def html(self, caption: str = "") -> str:
+        """HTML showing the picture (or the reason there is none) under a caption line."""
+        head = escape_html(caption or self.summary())
+        try:
+            body = self.svg()
+        except (GraphTooLargeError, DotNotFoundError) as err:
+            body = f'<pre class="mg-message">{escape_html(str(err))}</pre>'
+        return f'<div class="mg-static"><div class="mg-caption">{head}</div>{body}</div>'
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/plain": repr(self), "text/html": self.html()}
