@@ -61,15 +61,11 @@ def numel(t: Tensor) -> int:  # noqa: D103
 
 
 def isnan(t: Tensor) -> Tensor:  # noqa: D103
-    import numpy as _np
-
-    return Tensor._wrap(_np.isnan(t._data))
+    return t.isnan()
 
 
 def isfinite(t: Tensor) -> Tensor:  # noqa: D103
-    import numpy as _np
-
-    return Tensor._wrap(_np.isfinite(t._data))
+    return t.isfinite()
 
 
 def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:  # noqa: D103

@@ -19,10 +19,18 @@ def manual_seed(seed: int) -> _Generator:
     return _Generator
 
 
-def _size(size: tuple) -> tuple:
+def _size(size: tuple, factory: str = "") -> tuple:
+    """Sizes given as f(2, 3) or f((2, 3)); negative ones are PyTorch's RuntimeError."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        return tuple(size[0])
-    return tuple(int(s) for s in size)
+        size = tuple(size[0])
+    size = tuple(int(s) for s in size)
+    for s in size:
+        if s < 0:
+            if factory == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(size)}")
+    return size
 
 
 def _finish(data: np.ndarray, dtype: dtypes.dtype | None, requires_grad: bool) -> Tensor:
@@ -37,10 +45,27 @@ def _finish(data: np.ndarray, dtype: dtypes.dtype | None, requires_grad: bool) -
     return t
 
 
+def _check_nesting(data: Any, dim: int) -> None:
+    """Raise PyTorch's error for the first ragged level of nested lists."""
+    if not isinstance(data, (list, tuple)):
+        return
+    lengths = [len(d) if isinstance(d, (list, tuple)) else None for d in data]
+    for n in lengths:
+        if None not in (n, lengths[0]) and n != lengths[0]:
+            raise ValueError(f"expected sequence of length {lengths[0]} at dim {dim + 1} "
+                             f"(got {n})")
+    for d in data:
+        _check_nesting(d, dim + 1)
+
+
 def _infer_np(data: Any) -> np.ndarray:
     if isinstance(data, Tensor):
         return data._data.copy()
-    arr = np.array(data)
+    try:
+        arr = np.array(data)
+    except ValueError:
+        _check_nesting(data, 0)
+        raise
     if isinstance(data, (np.ndarray, np.generic)):  # numpy data keeps its dtype, as in torch
         return arr.astype(dtypes.from_numpy_dtype(arr.dtype).np, copy=False)
     if arr.dtype.kind == "f":
@@ -81,7 +106,7 @@ def _default(dtype):
 
 
 def zeros(*size: Any, dtype=None, requires_grad: bool = False, device: Any = None) -> Tensor:
-    return _finish(np.zeros(_size(size), _default(dtype)), None, requires_grad)
+    return _finish(np.zeros(_size(size, "zeros"), _default(dtype)), None, requires_grad)
 
 
 def ones(*size: Any, dtype=None, requires_grad: bool = False, device: Any = None) -> Tensor:
@@ -129,6 +154,10 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype=None,
     if end is None:
         start, end = 0, start
     is_float = any(isinstance(v, float) for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     data = np.arange(start, end, step)
     if dtype is None:
         dtype = dtypes.get_default_dtype() if is_float else dtypes.int64

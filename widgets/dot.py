@@ -103,7 +103,8 @@ def _clusters(g: graphviz.Digraph, drawing: Drawing, boxes: dict[str, Box]) -> N
         cluster = drawing.clusters[path]
         sub = graphviz.Digraph(name=f"cluster_{cluster.id}")
         sub.attr(id=cluster.id, label=f"<{escape_html(path)} ({escape_html(cluster.cls)})>",
-                 style="rounded,dashed", color="#b59f3b", fontsize="10", fontname="Helvetica",
+                 style="rounded,dashed,filled", fillcolor="#fffdf3", color="#b59f3b",
+                 fontsize="10", fontname="Helvetica",
                  tooltip=escape_attr(f"{path}: click the frame to collapse"),
                  **{"class": "mg-cluster"})
         for nid in cluster.node_ids:

@@ -61,6 +61,10 @@ class FrameMaker:
         return [i for i in (self.nid(n) for n in nodes) if i is not None]
 
     # --- records ---------------------------------------------------------------------------
+    def run(self, records: list[dict]) -> list[dict]:
+        """Frames for a whole trace (the maker keeps state between records: counts, passes)."""
+        return [self.frame(rec) for rec in records]
+
     def frame(self, rec: dict) -> dict:
         kind = rec["kind"]
         handler = getattr(self, f"_{kind}", None)
@@ -75,7 +79,8 @@ class FrameMaker:
                          for t in inputs)
         out = rec.get("output")
         values = format_values(adapters.to_numpy(out)) if out is not None else None
-        text = f"forward: {self.name(node)} created, output {format_shape(rec.get('shape'))}"
+        when = "forward" if self.passes == 0 else "backward with create_graph"
+        text = f"{when}: {self.name(node)} created, output {format_shape(rec.get('shape'))}"
         text += f" from {args}" if args else ""
         text += f" = {values}" if values is not None else ""
         return {"node": self.nid(node), "text": text, "show": self._appears_with(node)}
@@ -234,5 +239,4 @@ class FrameMaker:
 
 def make_frames(records: list[dict], builder: GraphBuilder) -> list[dict]:
     """One frame per record, in order."""
-    maker = FrameMaker(builder)
-    return [maker.frame(rec) for rec in records]
+    return FrameMaker(builder).run(records)

@@ -41,15 +41,20 @@ class ModuleMap:
     Use as a context manager around a forward pass: hooks are attached on enter, removed on exit.
     """
 
-    def __init__(self, module: Any) -> None:
+    def __init__(self, module: Any = None) -> None:
+        """`module=None` gives an empty map (a graph drawn without any module)."""
         self.module = module
-        self.params: dict[Any, str] = {p: n for n, p in module.named_parameters()}
-        self.classes: dict[str, str] = {n: type(m).__name__ for n, m in module.named_modules()}
+        self.params: dict[Any, str] = {}
+        self.classes: dict[str, str] = {}
+        if module is not None:
+            self.params = {p: n for n, p in module.named_parameters()}
+            self.classes = {n: type(m).__name__ for n, m in module.named_modules()}
         self.module_of: dict[Any, str] = {}
+        self.inputs: dict[Any, str] = {}  # tensor -> outermost module it was passed into
         self._handles: list = []
 
     def __enter__(self) -> ModuleMap:
-        for name, mod in self.module.named_modules():
+        for name, mod in self.module.named_modules() if self.module is not None else ():
             self._handles.append(mod.register_forward_hook(self._hook(name)))
         return self
 
@@ -60,7 +65,10 @@ class ModuleMap:
 
     def _hook(self, path: str):
         def after_forward(module: Any, inputs: Any, output: Any) -> None:
-            self.claim(path, flatten_tensors(inputs), flatten_tensors(output))
+            tensors = flatten_tensors(inputs)
+            for t in tensors:  # hooks fire inner modules first: the outermost call writes last
+                self.inputs[t] = path
+            self.claim(path, tensors, flatten_tensors(output))
 
         return after_forward
 
@@ -80,13 +88,21 @@ class ModuleMap:
             if owner is not None and not _inside(owner, path):
                 continue  # made by an earlier, unrelated module call
             if adapters.is_accumulate(node):
-                if any(node.variable is t for t in stop_leaves):
-                    continue
-                self.module_of.setdefault(node, self._param_owner(node.variable, path))
+                if not any(node.variable is t for t in stop_leaves):
+                    self.module_of.setdefault(node, self.param_module(node.variable) or path)
                 continue
             self.module_of.setdefault(node, path)
             stack.extend(n for n, _ in node.next_functions if n is not None)
 
-    def _param_owner(self, t: Any, path: str) -> str:
+    def param_module(self, t: Any) -> str | None:
+        """The module owning parameter `t` (None for tensors that are not parameters)."""
         name = self.params.get(t)
-        return path if name is None else name.rpartition(".")[0]
+        return None if name is None else name.rpartition(".")[0]
+
+    def input_module(self, t: Any, default: str | None) -> str | None:
+        """Where a constant tensor belongs: outside the outermost module it was passed into,
+        else (made inside a module) with the node that uses it."""
+        if t not in self.inputs:
+            return default
+        path = self.inputs[t]
+        return path.rpartition(".")[0] or None if path else None

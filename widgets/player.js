@@ -10,7 +10,7 @@ const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
 const ZOOMS = ["fit", "50%", "100%", "200%"];
 const BASE_DELAY_MS = 700;
 // when several things happen to one element, the later one in this list wins
-const PRIORITY = ["mg-done", "mg-ready", "mg-freed-now", "mg-current", "mg-updated",
+const PRIORITY = ["mg-hidden", "mg-done", "mg-ready", "mg-freed-now", "mg-current", "mg-updated",
                   "mg-active", "mg-error"];
 
 function h(tag, cls, text) {
@@ -59,7 +59,7 @@ function render({ model, el }) {
 
   // --- layout ---------------------------------------------------------------------------
   const bar = h("div", "mg-toolbar");
-  const first = button("mg-first", "⏮", "first step");
+  const first = button("mg-first", "« first", "first step");
   const prev = button("mg-prev", "◀", "previous step");
   const play = button("mg-play", "▶ play", "play / pause");
   const next = button("mg-step", "step ▶", "next step");
@@ -133,6 +133,9 @@ function render({ model, el }) {
     graph.getBoundingClientRect(); // include style and layout in the measured time
     root.dataset.drawMs = (performance.now() - t0).toFixed(1);
     root.dataset.elements = String(elements.size);
+    root.dataset.timings = JSON.stringify(model.get("timings"));
+    // wall-clock time of the first frame painted with this picture (for end-to-end timing)
+    requestAnimationFrame(() => { root.dataset.paintedAt = String(Date.now()); });
   }
 
   function applyZoom() {
@@ -150,8 +153,9 @@ function render({ model, el }) {
   }
 
   function rebuildHideable() {
+    // elements created during the trace (forward ops, create_graph) stay faint until then
     hideable = new Set();
-    if (mode === "forward") for (const f of frames) if (f.show) for (const id of f.show) hideable.add(id);
+    for (const f of frames) if (f.show) for (const id of f.show) hideable.add(id);
   }
 
   // --- stepping ---------------------------------------------------------------------------
@@ -179,8 +183,11 @@ function render({ model, el }) {
       if (old === undefined || rank.get(cls) >= rank.get(old)) want.set(target, cls);
     };
     const f = frames[current] || {};
+    // an element is faint while nothing it stands for exists yet (a box: none of its nodes)
+    const visible = new Set();
+    for (const id of state.shown) visible.add(alias[id] || id);
+    for (const id of hideable) if (!visible.has(alias[id] || id)) mark(id, "mg-hidden");
     if (mode === "forward") {
-      for (const id of hideable) if (!state.shown.has(id)) want.set(alias[id] || id, "mg-hidden");
       if (f.show) for (const id of f.show) mark(id, "mg-current");
       return want;
     }
@@ -277,7 +284,7 @@ function render({ model, el }) {
       return;
     }
     if (current >= frames.length - 1) goto(0);
-    play.textContent = "⏸ pause";
+    play.textContent = "❚❚ pause";
     root.dataset.playing = "true";
     timer = setTimeout(tick, BASE_DELAY_MS / parseFloat(speed.value));
   });

@@ -86,12 +86,13 @@ class BackwardHooks:
         for handle in self.handles:
             handle.remove()
         self.handles.clear()
-        if self.active:  # the pass stopped before its end callback: it raised
-            if self.started is not None:
-                message = str(exc) if exc is not None else "raised (caught inside the block)"
-                name = exc_type.__name__ if exc_type is not None else "Error"
-                self._emit("error", node=self.started, error=name, message=message)
-            self._end()
+        if self.active and self.started is not None:
+            # the pass stopped inside a node, before its end callback: that node raised
+            message = str(exc) if exc is not None else "raised (caught inside the block)"
+            name = exc_type.__name__ if exc_type is not None else "Error"
+            self._emit("error", node=self.started, error=name, message=message)
+            self.active = False  # like minigrad's engine: no "backward_end" after an error
+        self._end()
 
     def _pre_hook(self, node: Any):
         def pre(grad_outputs):

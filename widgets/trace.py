@@ -33,7 +33,7 @@ class Trace:
     def __init__(self) -> None:
         self.records: list[dict] = []
         self.builder: GraphBuilder | None = None
-        self.modules: ModuleMap | None = None
+        self.modules = ModuleMap(None)
         self.error: BaseException | None = None
         self._stack = contextlib.ExitStack()
 
@@ -44,9 +44,9 @@ class Trace:
         return self.builder.graph
 
     @property
-    def classes(self) -> dict[str, str] | None:
-        """Module path -> class name, when modules were watched."""
-        return self.modules.classes if self.modules is not None else None
+    def classes(self) -> dict[str, str]:
+        """Module path -> class name (empty when no module was given)."""
+        return self.modules.classes
 
     def frames(self) -> list[dict]:
         """One JSON-ready frame per record (see frames.py)."""
@@ -71,12 +71,6 @@ class Trace:
                 f"{self.graph.summary()}>")
 
 
-def _builder(modules: ModuleMap | None, names: Mapping[str, Any] | None,
-             inputs_of: Mapping[Any, list] | None = None) -> GraphBuilder:
-    return GraphBuilder(names=names, params=modules.params if modules else None,
-                        module_of=modules.module_of if modules else None, inputs_of=inputs_of)
-
-
 def _torch_loaded() -> bool:
     return "torch" in sys.modules
 
@@ -92,8 +86,7 @@ class record_forward(Trace):  # noqa: N801 - used like a function: `with record_
         self.names = names
 
     def __enter__(self) -> record_forward:
-        if self.module is not None:
-            self.modules = self._stack.enter_context(ModuleMap(self.module))
+        self.modules = self._stack.enter_context(ModuleMap(self.module))
         self._steps = self._stack.enter_context(record_steps())
         self._torch_records: list[dict] = []
         if _torch_loaded() and (self.module is None or adapters.is_torch(self.module)):
@@ -106,7 +99,7 @@ class record_forward(Trace):  # noqa: N801 - used like a function: `with record_
         self.records += self._torch_records
         inputs_of = {r["node"]: r["inputs"] for r in self.records
                      if not adapters.is_torch(r["node"])}
-        self.builder = _builder(self.modules, self.names, inputs_of)
+        self.builder = GraphBuilder(names=self.names, modules=self.modules, inputs_of=inputs_of)
         self.builder.add_roots(self.outputs())
 
     def outputs(self) -> list[Any]:
@@ -133,8 +126,7 @@ class record_backward(Trace):  # noqa: N801 - used like a function: `with record
         if not roots:
             raise TypeError("record_backward needs the tensor(s) whose graph will run backward")
         self.roots = list(roots)
-        self.modules = forward.modules if forward is not None else (
-            ModuleMap(module) if module is not None else None)
+        self.modules = forward.modules if forward is not None else ModuleMap(module)
         self.names = dict(forward.names or {}) if forward is not None else {}
         self.names.update(names or {})
         self.inputs_of = forward.builder.inputs_of if forward is not None else None
@@ -142,7 +134,8 @@ class record_backward(Trace):  # noqa: N801 - used like a function: `with record
 
     def __enter__(self) -> record_backward:
         # walk now: a backward without retain_graph frees the saved tensors we want to show
-        self.builder = _builder(self.modules, self.names, self.inputs_of)
+        self.builder = GraphBuilder(names=self.names, modules=self.modules,
+                                    inputs_of=self.inputs_of)
         self.builder.add_roots(self.roots)
         if any(adapters.is_torch(t) for t in self.roots):
             edges = torch_records.graph_edges(self.builder.node_id)

@@ -53,6 +53,7 @@ class GraphView:
         self.legend = legend
         self.max_nodes = max_nodes
         self.rankdir = rankdir
+        self._drawings: dict[frozenset, Drawing] = {}
 
     def toggle(self, module_id: str) -> None:
         """Collapse an expanded module or expand a collapsed one, by its element id (`m<k>`)."""
@@ -69,7 +70,11 @@ class GraphView:
         return module_ids(self.classes)
 
     def drawing(self) -> Drawing:
-        return plan(self.graph, self.classes, self.collapsed)
+        """What is drawn with the current collapsed modules (computed once per choice)."""
+        key = frozenset(self.collapsed)
+        if key not in self._drawings:
+            self._drawings[key] = plan(self.graph, self.classes, self.collapsed)
+        return self._drawings[key]
 
     def summary(self) -> str:
         """The graph's node counts by kind, plus what is collapsed (deterministic)."""

@@ -14,27 +14,25 @@ from typing import Any
 from . import adapters
 from .labels import VALUE_LIMIT, format_values
 from .model import Graph
+from .modules import ModuleMap
 
 
 class GraphBuilder:
     """Grows one Graph from any number of root tensors; ids continue across `add_roots` calls.
 
     names:   display names for tensors, `{"x": x, "h": h}`; named non-leaf tensors get a node.
-    params:  tensor -> qualified parameter name (from `module.named_parameters()`).
-    module_of: backward node -> qualified name of the module whose forward created it.
+    modules: a ModuleMap: parameter names, and which module created which node.
     inputs_of: backward node -> its forward inputs (from "node_created" records), which lets
              constant inputs show their values.
     """
 
     def __init__(self, *, names: Mapping[str, Any] | None = None,
-                 params: Mapping[Any, str] | None = None,
-                 module_of: Mapping[Any, str] | None = None,
+                 modules: ModuleMap | None = None,
                  inputs_of: Mapping[Any, list] | None = None,
                  saved: bool = True, value_limit: int = VALUE_LIMIT) -> None:
         self.graph = Graph()
         self.tensor_names: dict[Any, str] = {t: n for n, t in (names or {}).items()}
-        self.params = params or {}
-        self.module_of = module_of or {}
+        self.modules = modules if modules is not None else ModuleMap(None)
         self.inputs_of = inputs_of or {}
         self.show_saved = saved
         self.value_limit = value_limit
@@ -72,7 +70,7 @@ class GraphBuilder:
         own = getattr(t, "name", None)
         if isinstance(own, str) and own:
             return own
-        return self.params.get(t, default)
+        return self.modules.params.get(t, default)
 
     # --- walk -----------------------------------------------------------------------------
     def _visit(self, node: Any, shape: tuple | None, queue: deque) -> str:
@@ -82,14 +80,15 @@ class GraphBuilder:
         if adapters.is_accumulate(node):
             var = node.variable
             gnode = g.add_node("accumulate", "AccumulateGrad", shape=tuple(var.shape),
-                               module=self._param_module(var))
+                               module=self.modules.param_module(var))
             self.node_id[node] = gnode.id
             leaf = self._tensor_node(var)
             self.accumulate_edge[node] = g.add_edge(gnode.id, leaf, "accumulate").id
             return gnode.id
         shape = adapters.output_shape(node) or shape
         gnode = g.add_node("backward", adapters.node_name(node), shape=shape,
-                           module=self.module_of.get(node), order=adapters.sequence_nr(node))
+                           module=self.modules.module_of.get(node),
+                           order=adapters.sequence_nr(node))
         self.node_id[node] = gnode.id
         queue.append(node)
         return gnode.id
@@ -133,9 +132,10 @@ class GraphBuilder:
         if t.grad_fn is not None:
             kind, default = "tensor", "output"
         elif t.requires_grad:
-            kind, default, module = "leaf", "", self._param_module(t)
+            kind, default, module = "leaf", "", self.modules.param_module(t)
         else:
             kind, default = "constant", "constant"
+            module = self.modules.input_module(t, module)
         values = format_values(adapters.to_numpy(t), self.value_limit) \
             if t.numel() <= self.value_limit else None
         grad = adapters.stored_grad(t)
@@ -146,7 +146,3 @@ class GraphBuilder:
             module=module)
         self.tensor_id[t] = node.id
         return node.id
-
-    def _param_module(self, t: Any) -> str | None:
-        name = self.params.get(t)
-        return None if name is None else name.rpartition(".")[0]

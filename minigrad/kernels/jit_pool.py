@@ -31,7 +31,7 @@ def max_pool2d_forward(x, k, stride, pad):
                             continue
                         v = x[b, ci, iy, ix]
                         # first maximum wins; a NaN beats every number (numpy's argmax rule)
-                        if where < 0 or v > best or (np.isnan(v) and not np.isnan(best)):
+                        if where < 0 or v > best or (v != v and best == best):
                             best = v
                             where = iy * w + ix
                 values[b, ci, y, xo] = best

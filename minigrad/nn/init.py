@@ -91,7 +91,7 @@ def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> floa
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                      nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
-    """He init: U(-b, b), b = gain * sqrt(3 / fan); Linear uses a=sqrt(5), i.e. b = 1/sqrt(fan_in)."""
+    """He init: U(-b, b), b = gain * sqrt(3 / fan); a=sqrt(5) (Linear) gives b = 1/sqrt(fan)."""
     std = _kaiming_std(tensor, a, mode, nonlinearity)
     return tensor if std is None else uniform_(tensor, -math.sqrt(3.0) * std, math.sqrt(3.0) * std)
 

@@ -74,6 +74,20 @@ def _min(self: Tensor, dim: Any = None, keepdim: bool = False):
     return reduction.min(self, dim, keepdim)
 
 
+def _bool_reduce(op):
+    def method(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return Tensor._wrap(np.asarray(op(self._data, axis=dim, keepdims=keepdim)))
+
+    return method
+
+
+def _elementwise_test(op):
+    def method(self: Tensor) -> Tensor:
+        return Tensor._wrap(np.asarray(op(self._data)))
+
+    return method
+
+
 def _new(kind):
     def method(self: Tensor, *size: Any, dtype=None, requires_grad: bool = False) -> Tensor:
         size = shape._shape_arg(size)
@@ -107,7 +121,9 @@ METHODS = {
     "where": lambda self, cond, other: ew.where(cond, self, other),
     # reductions
     "sum": reduction.sum, "mean": reduction.mean, "max": _max, "min": _min,
-    "argmax": reduction.argmax, "var": reduction.var, "std": reduction.std, "norm": reduction.norm,
+    "argmax": reduction.argmax, "any": _bool_reduce(np.any), "all": _bool_reduce(np.all),
+    "isnan": _elementwise_test(np.isnan), "isfinite": _elementwise_test(np.isfinite),
+    "isinf": _elementwise_test(np.isinf), "var": reduction.var, "std": reduction.std, "norm": reduction.norm,
     "softmax": reduction.softmax, "log_softmax": reduction.log_softmax,
     # shapes
     "reshape": shape.reshape, "view": shape.view, "transpose": shape.transpose, "t": shape.t,

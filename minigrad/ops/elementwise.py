@@ -11,6 +11,7 @@ from .. import dtypes
 from ..autograd.graph import Node
 from ..tensor import Tensor
 from ._record import operands, record
+from .shape import broadcast_shapes
 
 
 def _float_result(arrays: list[np.ndarray], dtype):
@@ -21,6 +22,18 @@ def _float_result(arrays: list[np.ndarray], dtype):
         return arrays, dtype
     d = dtypes.get_default_dtype()
     return [a.astype(d.np) for a in arrays], d
+
+
+# C type names, as some PyTorch messages spell dtypes ("... but got: long int != float")
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+                "bool": "bool", "float16": "c10::Half"}
+
+
+def broadcast_operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], Any]:
+    """`operands`, after checking that the shapes broadcast (PyTorch's error if not)."""
+    tensors, arrays, dtype = operands(*values)
+    broadcast_shapes(*(x.shape for x in arrays))
+    return tensors, arrays, dtype
 
 
 def _needs(tensors: list[Tensor]) -> list[bool]:
@@ -91,7 +104,7 @@ class NegBackward0(Node):
 
 
 def add(a: Any, b: Any, alpha: float = 1) -> Tensor:
-    (ta, tb), (x, y), _ = operands(a, b)
+    (ta, tb), (x, y), _ = broadcast_operands(a, b)
     return record(AddBackward0, x + y * alpha if alpha != 1 else x + y, (ta, tb), alpha=alpha)
 
 
@@ -115,19 +128,19 @@ def _check_sub(a: Any, b: Any) -> None:
 
 def sub(a: Any, b: Any, alpha: float = 1) -> Tensor:
     _check_sub(a, b)
-    (ta, tb), (x, y), _ = operands(a, b)
+    (ta, tb), (x, y), _ = broadcast_operands(a, b)
     return record(SubBackward0, x - y * alpha if alpha != 1 else x - y, (ta, tb), alpha=alpha)
 
 
 def rsub(a: Any, b: Any) -> Tensor:
     """b - a where b is a Python number (PyTorch's RsubBackward1)."""
     _check_sub(a, b)
-    (ta, tb), (x, y), _ = operands(a, b)
+    (ta, tb), (x, y), _ = broadcast_operands(a, b)
     return record(RsubBackward1, y - x, (ta,))
 
 
 def mul(a: Any, b: Any) -> Tensor:
-    (ta, tb), (x, y), _ = operands(a, b)
+    (ta, tb), (x, y), _ = broadcast_operands(a, b)
     na, nb = _needs([ta, tb])
     save = {"other": tb if na else None, "self": ta if nb else None}
     return record(MulBackward0, x * y, (ta, tb), save=save)
@@ -136,7 +149,7 @@ def mul(a: Any, b: Any) -> Tensor:
 def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
     if not isinstance(a, Tensor) and rounding_mode is None:
         return mul(reciprocal(b), a)  # number / tensor: PyTorch's __rtruediv__
-    (ta, tb), (x, y), dtype = operands(a, b)
+    (ta, tb), (x, y), dtype = broadcast_operands(a, b)
     if rounding_mode is not None:
         fn = np.floor_divide if rounding_mode == "floor" else (lambda p, q: np.trunc(p / q))
         return Tensor._wrap(np.asarray(fn(x, y)).astype(x.dtype))
@@ -145,6 +158,19 @@ def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
     save = {"other": tb if (na or nb) else None, "self": ta if nb else None}
     with np.errstate(divide="ignore", invalid="ignore"):
         return record(DivBackward0, x / y, (ta, tb), save=save)
+
+
+class DivBackward1(Node):
+    """Tensor / Scalar as PyTorch's own code calls it (at::div); `t / 2` records DivBackward0."""
+
+    def backward(self, g):
+        return (g / self.other,)
+
+
+def div_scalar(a: Tensor, other: float) -> Tensor:
+    (ta, _), (x, y), dtype = broadcast_operands(a, other)
+    (x, y), _ = _float_result([x, y], dtype)
+    return record(DivBackward1, x / y, (ta,), other=other)
 
 
 def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -163,7 +189,7 @@ def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 - torch.pow
-    (ta, tb), (x, y), dtype = operands(a, b)
+    (ta, tb), (x, y), dtype = broadcast_operands(a, b)
     if not isinstance(a, Tensor):  # number ** tensor
         return record(PowBackward2, _power(x, y), (tb,), save_result=True, base=a)
     if not isinstance(b, Tensor):  # tensor ** number
@@ -328,9 +354,13 @@ def clamp(a: Tensor, min: float | None = None, max: float | None = None) -> Tens
 
 
 def where(cond: Any, a: Any, b: Any) -> Tensor:
-    (ta, tb), (x, y), _ = operands(a, b)
     c = cond._data if isinstance(cond, Tensor) else np.asarray(cond)
-    return record(WhereBackward0, np.where(c, x, y), (ta, tb), cond=c.astype(bool))
+    if c.dtype != np.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {dtypes.SCALAR_NAMES[dtypes.from_numpy_dtype(c.dtype).name]}")
+    (ta, tb), (x, y), _ = operands(a, b)
+    broadcast_shapes(c.shape, x.shape, y.shape)
+    return record(WhereBackward0, np.where(c, x, y), (ta, tb), cond=c)
 
 
 class WhereBackward0(Node):
@@ -340,10 +370,12 @@ class WhereBackward0(Node):
 
 
 def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
+    """Like PyTorch's out-of-place masked_fill, `a` broadcasts against the mask."""
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if m.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{m.dtype}")
+                           f"{C_TYPE_NAMES.get(m.dtype.name, m.dtype.name)}")
+    broadcast_shapes(m.shape, a.shape)
     if not isinstance(value, Tensor):
         data = np.where(m, np.asarray(value, dtype=a._data.dtype), a._data)
         return record(MaskedFillBackward0, data, (a,), mask=m)

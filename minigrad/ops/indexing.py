@@ -10,7 +10,7 @@ import numpy as np
 from ..autograd.graph import Node
 from ..tensor import Tensor
 from ._record import mark_view, record
-from .shape import unsqueeze
+from .shape import unsqueeze, wrap_dim
 
 
 def _normalize_key(key: Any) -> tuple:
@@ -61,11 +61,17 @@ class AliasBackward0(Node):
 
 
 def select(a: Tensor, dim: int, index: int) -> Tensor:
-    d = dim % a.ndim
-    size = a.shape[d]
-    if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
-    key = (slice(None),) * d + (index % size,)
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, a.ndim)
+    if not -a.shape[d] <= index < a.shape[d]:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(a.shape)} at dimension {d}")
+    return _select(a, d, index)
+
+
+def _select(a: Tensor, d: int, index: int) -> Tensor:
+    key = (slice(None),) * d + (index % a.shape[d],)
     return _basic(a, key, SelectBackward0)
 
 
@@ -75,42 +81,111 @@ def _basic(a: Tensor, key: tuple, cls: type[Node]) -> Tensor:
     return mark_view(out, a, lambda arr: arr[view_key])
 
 
+_ZERO_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+
+
+def _is_int(k: Any) -> bool:
+    """Python/numpy ints and 0-d integer tensors index like an int (a select)."""
+    if isinstance(k, np.ndarray):
+        return k.ndim == 0 and k.dtype.kind in "iu"
+    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
+
+
+def _is_flag(k: Any) -> bool:
+    """True/False (or a 0-d bool tensor): a new dim of size 1 indexed by [k]."""
+    return isinstance(k, (bool, np.bool_)) or (isinstance(k, np.ndarray) and k.ndim == 0
+                                               and k.dtype == np.bool_)
+
+
+def _index_array(k: Any) -> np.ndarray:
+    if not isinstance(k, (list, tuple, np.ndarray)):
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                         f"Variables are valid indices (got {type(k).__name__})")
+    arr = np.asarray(k)
+    if arr.size == 0 and arr.dtype.kind == "f":  # [] indexes nothing, as an int tensor
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iub":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return arr
+
+
+def _dims_taken(k: Any) -> int:
+    if k is None or k is Ellipsis or _is_flag(k):
+        return 0
+    if _is_int(k) or isinstance(k, slice):
+        return 1
+    arr = _index_array(k)
+    return arr.ndim if arr.dtype == np.bool_ else 1
+
+
+def _slice(a: Tensor, dim: int, k: slice, always: bool = False) -> Tensor:
+    if k.step is not None and k.step <= 0:
+        raise ValueError("step must be greater than zero")
+    start, stop, step = k.indices(a.shape[dim])
+    if not always and (start, stop, step) == (0, a.shape[dim], 1):
+        return a
+    return _basic(a, (slice(None),) * dim + (slice(start, stop, step),), SliceBackward0)
+
+
 def getitem(a: Tensor, key: Any) -> Tensor:
-    key = _normalize_key(key)
-    if any(_is_advanced(k) or (isinstance(k, np.ndarray) and k.dtype == np.bool_) for k in key):
-        if a.ndim == 0 and not all(isinstance(k, np.ndarray) for k in key):
-            raise IndexError("invalid index of a 0-dim tensor.")
-        key = tuple(np.asarray(k) if isinstance(k, list) else k for k in key)
-        return record(IndexBackward0, np.array(a._data[key]), (a,),
-                      self_sym_sizes=tuple(a.shape), key=key)
-    if a.ndim == 0 and any(k is not Ellipsis and k is not None for k in key):
-        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                         "`tensor.item<T>()` in C++ to convert a 0-dim Tensor to a number")
-    # Expand Ellipsis, then apply one basic index per dimension, left to right, like PyTorch.
-    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
-    if n_real > a.ndim:
+    """PyTorch's indexing: ints select, slices slice and None unsqueezes one after the other
+    (views); the advanced indices (lists, tensors, masks, True/False) then gather a copy."""
+    if isinstance(key, slice):  # a lone slice is recorded even when it keeps everything
+        return _slice(a, 0, key, always=True)
+    items = _normalize_key(key)
+    specified = sum(_dims_taken(k) for k in items)
+    if specified > a.ndim:
+        if a.ndim == 0 and any(_is_int(k) for k in items):
+            raise IndexError(_ZERO_DIM)
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    if Ellipsis in key:
-        i = key.index(Ellipsis)
-        key = key[:i] + (slice(None),) * (a.ndim - n_real) + key[i + 1:]
-    out, dim = a, 0
-    for k in key:
-        if k is None:
+    out, dim, advanced = a, 0, {}
+    for k in items:
+        if k is None or _is_flag(k):
             out = unsqueeze(out, dim)
+            if k is not None:
+                advanced[dim] = np.array([bool(k)])
             dim += 1
+        elif k is Ellipsis:
+            dim += a.ndim - specified
+        elif _is_int(k):
+            if not -out.shape[dim] <= int(k) < out.shape[dim]:
+                raise IndexError(f"index {int(k)} is out of bounds for dimension {dim} with size "
+                                 f"{out.shape[dim]}")
+            out = _select(out, dim, int(k))
         elif isinstance(k, slice):
-            start, stop, step = k.indices(out.shape[dim])
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            if (start, stop, step) != (0, out.shape[dim], 1):
-                out = _basic(out, (slice(None),) * dim + (slice(start, stop, step),),
-                             SliceBackward0)
+            out = _slice(out, dim, k)
             dim += 1
         else:
-            out = select(out, dim, int(k))
-    if out is a:  # x[:] or x[...] : a new view of the same data
-        out = _basic(a, (Ellipsis,), AliasBackward0)
-    return out
+            advanced[dim] = _index_array(k)
+            dim += advanced[dim].ndim if advanced[dim].dtype == np.bool_ else 1
+    if advanced:
+        return _gather(out, advanced)
+    return _basic(a, (Ellipsis,), AliasBackward0) if out is a else out
+
+
+def _gather(a: Tensor, advanced: dict[int, np.ndarray]) -> Tensor:
+    """a[key] for advanced indices at the given dims; masks become their nonzero() indices."""
+    key: list[Any] = [slice(None)] * a.ndim
+    for n, (d, idx) in enumerate(sorted(advanced.items())):
+        if idx.dtype == np.bool_:
+            for i, (m, s) in enumerate(zip(idx.shape, a.shape[d:])):
+                if m != s:
+                    raise IndexError(f"The shape of the mask {list(idx.shape)} at index {i} does "
+                                     f"not match the shape of the indexed tensor "
+                                     f"{list(a.shape)} at index {d + i}")
+            key[d:d + idx.ndim] = np.nonzero(idx)
+            continue
+        size = a.shape[d]
+        bad = idx[(idx < -size) | (idx >= size)]
+        if bad.size:
+            raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {n} with "
+                             f"size {size}")
+        key[d] = idx.astype(np.int64)
+    last = max(i for i, k in enumerate(key) if not isinstance(k, slice))
+    key = tuple(key[:last + 1])
+    return record(IndexBackward0, np.array(a._data[key]), (a,), self_sym_sizes=tuple(a.shape),
+                  key=key)
 
 
 class IndexPutBackward0(Node):

@@ -1,118 +1,207 @@
-"""Matrix products, named as PyTorch names them (DotBackward0, MvBackward0, MmBackward0...)."""
+"""Matrix products, named as PyTorch names them (DotBackward0, MvBackward0, MmBackward0...).
+
+matmul is built from dot/mv/mm/bmm and views exactly as PyTorch's _matmul_impl builds it, so the
+graph (grad_fn names, views, copies) is the one PyTorch records.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..autograd.graph import Node
+from ..dtypes import SCALAR_NAMES
 from ..tensor import Tensor
 from ._record import operands, record
+from .elementwise import C_TYPE_NAMES
+from .shape import SqueezeBackward4, broadcast_shapes, unsafe_view
+
+def _scalar(t: Tensor) -> str:
+    return SCALAR_NAMES[t.dtype.name]
 
 
-def _check_float(arrays, name: str) -> None:
-    a, b = arrays
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_scalar(a.dtype)} != {_scalar(b.dtype)}")
+def _no_bool(t: Tensor, kernel: str) -> None:
+    if t._data.dtype == np.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
-def _scalar(np_dtype) -> str:
-    from ..dtypes import SCALAR_NAMES, from_numpy_dtype
+def _saves(a: Tensor, b: Tensor, names: tuple[str, str]) -> dict:
+    """Each operand is saved only for the other one's gradient, as in PyTorch."""
+    return {names[0]: a if b.requires_grad else None, names[1]: b if a.requires_grad else None}
 
-    return SCALAR_NAMES[from_numpy_dtype(np_dtype).name].lower()
+
+def _needs(node: Node, i: int) -> bool:
+    return node.next_functions[i][0] is not None
 
 
 class DotBackward0(Node):
     def backward(self, g):
-        return g * self.saved("tensor"), g * self.saved("self")
+        return (g * self.saved("tensor") if _needs(self, 0) else None,
+                g * self.saved("self") if _needs(self, 1) else None)
 
 
 class MvBackward0(Node):
     def backward(self, g):
-        m, v = self.saved("self"), self.saved("vec")
-        return g.unsqueeze(1) * v.unsqueeze(0), m.t().mv(g)
+        ga = g.unsqueeze(1) * self.saved("vec").unsqueeze(0) if _needs(self, 0) else None
+        gb = self.saved("self").t().mv(g) if _needs(self, 1) else None
+        return ga, gb
 
 
 class MmBackward0(Node):
     def backward(self, g):
-        a, b = self.saved("self"), self.saved("mat2")
-        ga = g.mm(b.t()) if self.next_functions[0][0] is not None else None
-        gb = a.t().mm(g) if self.next_functions[1][0] is not None else None
+        ga = g.mm(self.saved("mat2").t()) if _needs(self, 0) else None
+        gb = self.saved("self").t().mm(g) if _needs(self, 1) else None
         return ga, gb
 
 
 class BmmBackward0(Node):
-    """Batched (broadcast) matmul of ≥3-d operands; the engine sums broadcast batch dims."""
-
     def backward(self, g):
-        a, b = self.saved("self"), self.saved("mat2")
-        return g.matmul(b.transpose(-1, -2)), a.transpose(-1, -2).matmul(g)
-
-
-def _mismatch(a: np.ndarray, b: np.ndarray) -> RuntimeError:
-    return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
-                        f"{b.shape[0]}x{b.shape[1]})")
+        ga = bmm(g, self.saved("mat2").transpose(1, 2)) if _needs(self, 0) else None
+        gb = bmm(self.saved("self").transpose(1, 2), g) if _needs(self, 1) else None
+        return ga, gb
 
 
 def dot(a: Tensor, b: Tensor) -> Tensor:
-    (ta, tb), (x, y), _ = operands(a, b)
-    if x.ndim != 1 or y.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors")
-    if x.shape != y.shape:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src "
-                           f"[{y.shape[0]}] to have the same number of elements, but got "
-                           f"{x.shape[0]} and {y.shape[0]} elements respectively")
-    return record(DotBackward0, np.asarray(x @ y), (ta, tb), save={"self": ta, "tensor": tb})
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{_scalar(a)} and {_scalar(b)}")
+    _no_bool(a, "dot")
+    if a.shape != b.shape:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                           f"[{b.shape[0]}] to have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    return record(DotBackward0, np.asarray(a._data @ b._data), (a, b),
+                  save=_saves(a, b, ("self", "tensor")))
 
 
 def mv(a: Tensor, b: Tensor) -> Tensor:
-    (ta, tb), (x, y), _ = operands(a, b)
+    if a.ndim != 2 or b.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_scalar(b)}, "
+                           f"{_scalar(a)}, and {_scalar(b)}")
+    _no_bool(a, "addmv_impl_cpu")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
+                           f"{a.shape[1]}), vec ({b.shape[0]})")
+    return record(MvBackward0, a._data @ b._data, (a, b), save=_saves(a, b, ("self", "vec")))
+
+
+def _check_mm(x: np.ndarray, y: np.ndarray) -> None:
+    if x.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if y.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
     if x.shape[1] != y.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({x.shape[0]}), mat ({x.shape[0]}x"
-                           f"{x.shape[1]}), vec ({y.shape[0]})")
-    return record(MvBackward0, x @ y, (ta, tb), save={"self": ta, "vec": tb})
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} "
+                           f"and {y.shape[0]}x{y.shape[1]})")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{C_TYPE_NAMES[x.dtype.name]} != {C_TYPE_NAMES[y.dtype.name]}")
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
-    (ta, tb), (x, y), _ = operands(a, b)
-    if x.ndim != 2 or y.ndim != 2:
-        raise RuntimeError(f"self must be a matrix" if x.ndim != 2 else "mat2 must be a matrix")
-    if x.shape[1] != y.shape[0]:
-        raise _mismatch(x, y)
-    return record(MmBackward0, x @ y, (ta, tb), save={"self": ta, "mat2": tb})
+    _check_mm(a._data, b._data)
+    _no_bool(a, "addmm_impl_cpu_")
+    return record(MmBackward0, a._data @ b._data, (a, b), save=_saves(a, b, ("self", "mat2")))
+
+
+def bmm(a: Tensor, b: Tensor) -> Tensor:
+    if a.ndim != 3 or b.ndim != 3:
+        raise RuntimeError(f"batch{1 if a.ndim != 3 else 2} must be a 3D tensor")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar(a)} but found {_scalar(b)}")
+    _no_bool(a, "bmm")
+    if b.shape[:2] != (a.shape[0], a.shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    return record(BmmBackward0, np.matmul(a._data, b._data), (a, b),
+                  save=_saves(a, b, ("self", "mat2")))
+
+
+def _squeezed(out: Tensor) -> Tensor:
+    """PyTorch squeezes mm's fresh (1, n) output in place (squeeze_(0), SqueezeBackward4)."""
+    return record(SqueezeBackward4, out._data[0], (out,), dim=0)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's should_fold: multiply the ≥3-d operand as one matrix (mm/mv) instead of bmm
+    when the other operand requires grad, or when folding needs no copy."""
+    a_larger = a.ndim >= b.ndim
+    big = a._data if a_larger else np.swapaxes(b._data, -1, -2)
+    small = b if a_larger else a
+    if not (big.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    return all(big.strides[i] == big.strides[i + 1] * big.shape[i + 1]
+               for i in range(big.ndim - 2))
+
+
+def _folded(a: Tensor, b: Tensor) -> Tensor:
+    transpose = b.ndim > a.ndim
+    t1 = b.mT if transpose else a
+    t2 = (a.t() if a.ndim == 2 else a) if transpose else b
+    out_shape = tuple(t1.shape[:-1])
+    t1_folded = t1.reshape(int(np.prod(out_shape, dtype=np.int64)), t1.shape[-1])
+    if t2.ndim == 1:
+        return unsafe_view(t1_folded.mv(t2), out_shape)
+    out = unsafe_view(t1_folded.mm(t2), out_shape + (t2.shape[1],))
+    return out.mT.contiguous() if transpose else out
+
+
+def _batched(a: Tensor, b: Tensor) -> Tensor:
+    da, db = a.ndim, b.ndim
+    if da == 3 and db == 3 and a.shape[0] != b.shape[0]:
+        if a.shape[0] == 1 and a.requires_grad:
+            return matmul(a.squeeze(0), b)
+        if b.shape[0] == 1 and b.requires_grad:
+            return matmul(a, b.squeeze(0))
+    n, m1 = (a.shape[-2] if da > 1 else 1), a.shape[-1]
+    m2, p = (b.shape[-2] if db > 1 else b.shape[0]), (b.shape[-1] if db > 1 else 1)
+    batch = broadcast_shapes(tuple(a.shape[:max(da - 2, 0)]), tuple(b.shape[:max(db - 2, 0)]))
+    count = int(np.prod(batch, dtype=np.int64))
+    left = a.expand(batch + (n, m1)).reshape(count, n, m1)
+    if db == 1:
+        right = b.expand(batch + (m2,)).reshape(count, m2).unsqueeze(2)
+    else:
+        right = b.expand(batch + (m2, p)).reshape(count, m2, p)
+    out_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    out = bmm(left, right)
+    return unsafe_view(out.squeeze(-1) if db == 1 else out, out_shape)
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{a.ndim}D and {b.ndim}D")
-    if a.ndim == 1 and b.ndim == 1:
+    dims = (a.ndim, b.ndim)
+    if dims == (1, 1):
         return dot(a, b)
-    if a.ndim == 2 and b.ndim == 2:
-        return mm(a, b)
-    if a.ndim == 2 and b.ndim == 1:
+    if dims == (2, 1):
         return mv(a, b)
-    if a.ndim == 1:
-        return matmul(a.unsqueeze(0), b).squeeze(-2)
-    if b.ndim == 1:
-        return matmul(a, b.unsqueeze(-1)).squeeze(-1)
-    (ta, tb), (x, y), _ = operands(a, b)
-    if x.shape[-1] != y.shape[-2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{y.shape[0]}, {x.shape[-1]}] but got: [{y.shape[0]}, {y.shape[-2]}].")
-    return record(BmmBackward0, np.matmul(x, y), (ta, tb), save={"self": ta, "mat2": tb})
+    if dims == (1, 2):
+        return _squeezed(mm(a.unsqueeze(0), b))
+    if dims == (2, 2):
+        return mm(a, b)
+    return _folded(a, b) if _should_fold(a, b) else _batched(a, b)
 
 
 class AddmmBackward0(Node):
     def backward(self, g):
         m1, m2 = self.saved("mat1"), self.saved("mat2")
-        g1 = g.mm(m2.t()) if self.next_functions[1][0] is not None else None
-        g2 = m1.t().mm(g) if self.next_functions[2][0] is not None else None
+        g1 = g.mm(m2.t()) if _needs(self, 1) else None
+        g2 = m1.t().mm(g) if _needs(self, 2) else None
         return g, g1, g2
 
 
 def addmm(bias: Tensor, m1: Tensor, m2: Tensor) -> Tensor:
     (tb, t1, t2), (b, x, y), _ = operands(bias, m1, m2)
-    if x.shape[1] != y.shape[0]:
-        raise _mismatch(x, y)
+    _check_mm(x, y)
     return record(AddmmBackward0, x @ y + b, (tb, t1, t2), save={"mat1": t1, "mat2": t2})
+

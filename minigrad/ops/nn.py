@@ -14,13 +14,14 @@ from .. import kernels
 from ..autograd.graph import Node
 from ..tensor import Tensor
 from ._record import record, should_record
+from .elementwise import div_scalar
 from .indexing import IndexPutBackward0Grad
 from .reduction import LogSoftmaxBackward0
 
 
 def _pair(v: Any) -> int:
     if isinstance(v, (tuple, list)):
-        if len(set(v)) != 1:
+        if any(e != v[0] for e in v):
             raise NotImplementedError("minigrad supports square kernels, strides and padding only")
         return int(v[0])
     return int(v)
@@ -32,8 +33,8 @@ class ConvolutionBackward0(Node):
         s, p = self.stride, self.padding
         gx = conv2d_input_grad(g, w, x.shape, s, p) if self.next_functions[0][0] else None
         gw = conv2d_weight_grad(x, g, w.shape, s, p) if self.next_functions[1][0] else None
-        gb = g.sum((0, 2, 3)) if len(self.next_functions) > 2 else None
-        return (gx, gw, gb) if len(self.next_functions) > 2 else (gx, gw)
+        gb = g.sum((0, 2, 3)) if self.next_functions[2][0] else None
+        return gx, gw, gb
 
 
 class _ConvBackwardBackward(Node):
@@ -67,15 +68,10 @@ def conv2d_weight_grad(x: Tensor, g: Tensor, w_shape: tuple, stride: int, pad: i
                   padding=pad)
 
 
-class _PlainConv(ConvolutionBackward0):
-    def name(self) -> str:
-        return "ConvolutionBackward0"
-
-
 def _conv(x: Tensor, w: Tensor, stride: int, pad: int) -> Tensor:
     data = kernels.conv2d_forward(x._data, w._data, stride, pad)
-    return record(_PlainConv, data, (x, w), save={"input": x, "weight": w}, stride=stride,
-                  padding=pad)
+    return record(ConvolutionBackward0, data, (x, w, None), save={"input": x, "weight": w},
+                  stride=stride, padding=pad)
 
 
 def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
@@ -97,11 +93,10 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
         raise RuntimeError(f"Input type ({x.dtype}) and weight type ({weight.dtype}) should be the "
                            "same")
     data = kernels.conv2d_forward(x._data, weight._data, s, p)
-    inputs = (x, weight) if bias is None else (x, weight, bias)
     if bias is not None:
-        data = data + bias._data.reshape(1, -1, 1, 1)
-    out = record(ConvolutionBackward0, data, inputs, save={"input": x, "weight": weight},
-                 stride=s, padding=p)
+        data += bias._data.reshape(1, -1, 1, 1)
+    out = record(ConvolutionBackward0, data, (x, weight, bias),
+                 save={"input": x, "weight": weight}, stride=s, padding=p)
     return out.squeeze(0) if unbatched else out
 
 
@@ -112,7 +107,7 @@ class MaxPool2DWithIndicesBackward0(Node):
 
 class _ScatterFlat(Node):
     def backward(self, h):
-        return (_gather_flat(h, self.indices),)
+        return (_gather_flat(h, self.indices, self.grad_shape),)
 
 
 class _GatherFlat(Node):
@@ -121,12 +116,15 @@ class _GatherFlat(Node):
 
 
 def _scatter_flat(g: Tensor, indices: np.ndarray, shape: tuple) -> Tensor:
-    data = kernels.max_pool2d_backward(g._data, indices, shape)
-    return record(_ScatterFlat, data, (g,), indices=indices)
+    """Pooling's backward: g added at the input positions its maxima came from."""
+    batched = shape if len(shape) == 4 else (1, *shape)
+    data = kernels.max_pool2d_backward(g._data.reshape(indices.shape), indices, batched)
+    return record(_ScatterFlat, data.reshape(shape), (g,), indices=indices,
+                  grad_shape=tuple(g.shape))
 
 
-def _gather_flat(h: Tensor, indices: np.ndarray) -> Tensor:
-    data = h._data.reshape(-1)[indices]
+def _gather_flat(h: Tensor, indices: np.ndarray, shape: tuple) -> Tensor:
+    data = h._data.reshape(-1)[indices].reshape(shape)
     return record(_GatherFlat, data, (h,), indices=indices, self_sym_sizes=tuple(h.shape))
 
 
@@ -134,6 +132,8 @@ def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False):
     if _pair(dilation) != 1 or ceil_mode:
         raise NotImplementedError("minigrad's max_pool2d supports dilation=1, ceil_mode=False")
+    if x.ndim not in (3, 4) or x.numel() == 0:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     k = _pair(kernel_size)
     s = k if stride in (None, ()) else _pair(stride)
     p = _pair(padding)
@@ -141,25 +141,24 @@ def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
         raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
                            f"kernel_size={k} and dilation=1")
     unbatched = x.ndim == 3
-    xb = x.unsqueeze(0) if unbatched else x
-    values, idx = kernels.max_pool2d_forward(xb._data, k, s, p)
-    out = record(MaxPool2DWithIndicesBackward0, values, (xb,), indices=idx,
-                 self_sym_sizes=tuple(xb.shape))
-    if unbatched:
-        out = out.squeeze(0)
+    values, idx = kernels.max_pool2d_forward(x._data[None] if unbatched else x._data, k, s, p)
+    out = record(MaxPool2DWithIndicesBackward0, values[0] if unbatched else values, (x,),
+                 indices=idx, self_sym_sizes=tuple(x.shape))
     if not return_indices:
         return out
-    plane = Tensor._wrap(idx % (xb.shape[2] * xb.shape[3]))  # torch: index within each plane
-    return out, plane.squeeze(0) if unbatched else plane
+    plane = idx % (x.shape[-2] * x.shape[-1])  # torch: the index within each (H, W) plane
+    return out, Tensor._wrap(plane[0] if unbatched else plane)
 
 
 class NllLossBackward0(Node):
     def backward(self, g):
         coef = g * -self.scale  # one coefficient per sample in every reduction mode
-        data = kernels.nll_loss_backward(coef._data, self.target, self.ignore_index,
-                                         self.self_sym_sizes[1])
-        key = (np.arange(len(self.target)), np.where(self.scale != 0, self.target, 0))
-        return (record(IndexPutBackward0Grad, data, (coef,), key=key),)
+        shape = self.self_sym_sizes
+        data = kernels.nll_loss_backward(coef._data.reshape(-1), self.target, self.ignore_index,
+                                         shape[-1])
+        picked = np.where(self.target != self.ignore_index, self.target, 0)
+        key = (np.arange(len(picked)), picked) if len(shape) == 2 else (picked,)
+        return (record(IndexPutBackward0Grad, data.reshape(shape), (coef,), key=key),)
 
 
 class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
@@ -172,21 +171,31 @@ class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
         r = self.saved("result")
         if should_record((g, r)):  # create_graph: differentiable formula
             return super().backward(g)
-        return (Tensor._wrap(kernels.log_softmax_backward(g._data, r._data)),)
+        rows = kernels.log_softmax_backward(g._data.reshape(-1, r.shape[-1]), r._data.reshape(
+            -1, r.shape[-1]))
+        return (Tensor._wrap(rows.reshape(r.shape)),)
 
 
-def _class_targets(target: Tensor, n: int, c: int, ignore_index: int) -> np.ndarray:
-    """Target class indices, checked like PyTorch checks them."""
+def _class_targets(target: Tensor, shape: tuple, ignore_index: int) -> np.ndarray:
+    """Target class indices as an (N,) int64 array (N = 1 for a 1-d input), checked like
+    PyTorch checks them."""
     t = target._data
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
-    if t.shape != (n,):
+    if t.dtype not in (np.int64, np.uint8):
+        from ..dtypes import SCALAR_NAMES
+
+        name = SCALAR_NAMES.get(t.dtype.name, t.dtype.name.capitalize())
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
+    if t.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    n, batch = (1, t.size) if len(shape) == 1 else (shape[0], t.shape[0] if t.ndim else 0)
+    if batch != n:
         raise ValueError(f"Expected input batch_size ({n}) to match target batch_size "
-                         f"({t.shape[0] if t.ndim else 0}).")
-    bad = (t != ignore_index) & ((t < 0) | (t >= c))
+                         f"({batch}).")
+    t = t.reshape(n).astype(np.int64, copy=False)
+    bad = (t != ignore_index) & ((t < 0) | (t >= shape[-1]))
     if bad.any():
         raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
-    return t.astype(np.int64, copy=False)
+    return t
 
 
 def _nll(logp: Tensor, losses: np.ndarray, t: np.ndarray, reduction: str,
@@ -202,43 +211,49 @@ def _nll(logp: Tensor, losses: np.ndarray, t: np.ndarray, reduction: str,
         data = np.asarray(losses.sum(), dtype=dtype)
         scale = valid.astype(dtype)
     else:
-        data = losses.astype(dtype, copy=False)
-        scale = valid.astype(dtype)
+        data = losses.astype(dtype, copy=False).reshape(logp.shape[:-1])
+        scale = valid.astype(dtype).reshape(logp.shape[:-1])
     return record(NllLossBackward0, data, (logp,), target=t, scale=scale,
                   ignore_index=ignore_index, self_sym_sizes=tuple(logp.shape))
 
 
+def _check_classes(x: Tensor) -> None:
+    if x.ndim not in (1, 2):
+        raise NotImplementedError("minigrad's nll_loss/cross_entropy take (C,) or (N, C) inputs")
+
+
 def nll_loss(logp: Tensor, target: Tensor, reduction: str = "mean",
              ignore_index: int = -100) -> Tensor:
-    if logp.ndim == 1:
-        out = nll_loss(logp.unsqueeze(0), target.reshape(1), reduction, ignore_index)
-        return out.squeeze(0) if reduction == "none" else out
-    t = _class_targets(target, logp.shape[0], logp.shape[1], ignore_index)
+    _check_classes(logp)
+    t = _class_targets(target, tuple(logp.shape), ignore_index)
     valid = t != ignore_index
-    losses = -logp._data[np.arange(len(t)), np.where(valid, t, 0)] * valid
+    rows = logp._data.reshape(len(t), -1)
+    losses = -rows[np.arange(len(t)), np.where(valid, t, 0)] * valid
     return _nll(logp, losses, t, reduction, ignore_index)
 
 
 def cross_entropy(x: Tensor, target: Tensor, reduction: str = "mean",
                   ignore_index: int = -100) -> Tensor:
-    if target.dtype.is_floating_point:  # class probabilities
-        dim = 1 if x.ndim > 1 else 0
-        return _reduce(-(x.log_softmax(dim) * target).sum(dim), reduction)
-    if x.ndim != 2:
-        return nll_loss(x.log_softmax(1 if x.ndim > 1 else 0), target, reduction, ignore_index)
-    # (N, C) logits: log_softmax and the per-sample losses in one kernel, torch's two nodes
-    t = _class_targets(target, x.shape[0], x.shape[1], ignore_index)
-    logp_data, losses = kernels.cross_entropy_forward(x._data, t, ignore_index)
-    logp = record(_LossLogSoftmaxBackward0, logp_data, (x,), save_result=True, dim=1)
+    if target.shape == x.shape and target.dtype.is_floating_point:
+        return _soft_cross_entropy(x, target, reduction)
+    _check_classes(x)
+    # log_softmax and the per-sample losses in one kernel, recorded as torch's two nodes
+    t = _class_targets(target, tuple(x.shape), ignore_index)
+    logp_data, losses = kernels.cross_entropy_forward(x._data.reshape(len(t), -1), t,
+                                                      ignore_index)
+    logp = record(_LossLogSoftmaxBackward0, logp_data.reshape(x.shape), (x,), save_result=True,
+                  dim=x.ndim - 1)
     return _nll(logp, losses, t, reduction, ignore_index)
 
 
-def _reduce(t: Tensor, reduction: str) -> Tensor:
-    if reduction == "mean":
-        return t.mean()
-    if reduction == "sum":
-        return t.sum()
-    return t
+def _soft_cross_entropy(x: Tensor, probs: Tensor, reduction: str) -> Tensor:
+    """Class-probability targets, written the way torch writes them (same graph)."""
+    dim = x.ndim - 1 if x.ndim < 2 else 1
+    prod = x.log_softmax(dim) * probs
+    if reduction == "none":
+        return -prod.sum(dim)
+    total = -prod.sum()
+    return div_scalar(total, x.numel() // x.shape[dim]) if reduction == "mean" else total
 
 
 class MseLossBackward0(Node):

@@ -11,24 +11,16 @@ import numpy as np
 from .. import dtypes
 from ..autograd.graph import Node
 from ..tensor import Tensor
-from ._record import operands, record
+from ._record import record
+from .shape import wrap_dims
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
     """Reduced dims, non-negative and sorted; None or () mean all of them (as in torch.sum)."""
-    dims = range(ndim) if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
-    out: list[int] = []
-    span = builtins.max(ndim, 1)  # this module's max is the tensor op
-    for d in dims:
-        if not -span <= d < span:
-            raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-span}, {span - 1}], but got {d})")
-        if d % span in out:
-            raise RuntimeError(f"dim {d % span} appears multiple times in the list of dims")
-        out.append(d % span)
+    dims = wrap_dims(range(ndim) if dim is None else dim, ndim)
     if ndim == 0:
         return ()
-    return tuple(sorted(out)) or tuple(range(ndim))
+    return tuple(sorted(dims)) or tuple(range(ndim))
 
 
 def _expand_back(g: Tensor, shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
@@ -71,7 +63,7 @@ def _sum_dtype(a: Tensor, dtype):
     return np.int64 if a.dtype.category < 2 else a._data.dtype
 
 
-def _count(shape: tuple, dims: tuple) -> int:
+def _count(shape: tuple, dims: Any) -> int:
     return int(np.prod([shape[d] for d in dims], dtype=np.int64))
 
 
@@ -90,14 +82,15 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tenso
     if not a.dtype.is_floating_point and dtype is None:
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {dtypes.SCALAR_NAMES[a.dtype.name]}")
-    if dim is None:
-        data = np.asarray(a._data.mean(dtype=a._data.dtype))
+    dims = None if dim is None else _dims(dim, a.ndim)
+    count = _count(a.shape, range(a.ndim) if dims is None else dims)
+    with np.errstate(invalid="ignore"):  # the mean of nothing is nan, silently
+        data = np.asarray(a._data.sum(axis=dims, keepdims=keepdim) / a._data.dtype.type(count))
+    if dims is None:
         return record(MeanBackward0, data, (a,), self_sym_sizes=tuple(a.shape),
-                      count=builtins.max(a._data.size, 1))
-    dims = _dims(dim, a.ndim)
-    data = np.asarray(a._data.mean(axis=dims, keepdims=keepdim, dtype=a._data.dtype))
+                      count=builtins.max(count, 1))
     return record(MeanBackward1, data, (a,), self_sym_sizes=tuple(a.shape), dim=dims,
-                  keepdim=keepdim, count=_count(a.shape, dims))
+                  keepdim=keepdim, count=count)
 
 
 # --- max / min ---------------------------------------------------------------------------
@@ -192,7 +185,9 @@ class MinimumBackward0(Node):
 
 
 def _binary_extreme(a: Tensor, b: Tensor, largest: bool) -> Tensor:
-    (ta, tb), (x, y), _ = operands(a, b)
+    from .elementwise import broadcast_operands
+
+    (ta, tb), (x, y), _ = broadcast_operands(a, b)
     data = np.maximum(x, y) if largest else np.minimum(x, y)
     cls = MaximumBackward0 if largest else MinimumBackward0
     return record(cls, data, (ta, tb), save={"self": ta, "other": tb})

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.graph import Node
+from ..dtypes import LEGACY_NAMES
 from ..tensor import Tensor
 from ._record import mark_view, record
 
@@ -15,6 +16,38 @@ def _shape_arg(shape: tuple) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     return tuple(int(s) for s in shape)
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """`dim` as a non-negative index into `ndim` dims (a 0-d tensor accepts 0 and -1)."""
+    span = max(ndim, 1)
+    if not -span <= dim < span:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-span}, "
+                         f"{span - 1}], but got {dim})")
+    return dim % span
+
+
+def broadcast_shapes(*shapes: tuple) -> tuple:
+    """The broadcast of `shapes`, or PyTorch's error naming the first pair that clashes."""
+    out: tuple = ()
+    for shape in shapes:
+        n = max(len(out), len(shape))
+        a, b = (1,) * (n - len(out)) + tuple(out), (1,) * (n - len(shape)) + tuple(shape)
+        for i in reversed(range(n)):
+            if a[i] != b[i] and 1 not in (a[i], b[i]):
+                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor "
+                                   f"b ({b[i]}) at non-singleton dimension {i}")
+        out = tuple(y if x == 1 else x for x, y in zip(a, b))
+    return out
+
+
+def wrap_dims(dims: Any, ndim: int) -> list[int]:
+    """An int or a sequence of dims, wrapped; a dim named twice is an error, as in PyTorch."""
+    out = [wrap_dim(d, ndim) for d in ((dims,) if isinstance(dims, int) else dims)]
+    for d in out:
+        if out.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
 
 
 def _infer(shape: tuple, numel: int) -> tuple:
@@ -39,31 +72,50 @@ class UnsafeViewBackward0(ViewBackward0):
     pass
 
 
-def view(a: Tensor, *shape: Any) -> Tensor:
-    shape = _infer(_shape_arg(shape), a._data.size)
+class ReshapeAliasBackward0(ViewBackward0):
+    pass
+
+
+def _as_view(a: Tensor, shape: tuple, cls: type[Node]) -> Tensor | None:
+    """`a` seen with `shape` without copying, or None when its strides do not allow it."""
     try:
         data = a._data.reshape(shape, copy=False)
     except ValueError:
-        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
-                           "least one dimension spans across two contiguous subspaces). Use "
-                           ".reshape(...) instead.") from None
-    out = record(ViewBackward0, data, (a,), self_sym_sizes=tuple(a.shape))
+        return None
+    out = record(cls, data, (a,), self_sym_sizes=tuple(a.shape))
     return mark_view(out, a, lambda arr: arr.reshape(shape))
 
 
+def view(a: Tensor, *shape: Any) -> Tensor:
+    out = _as_view(a, _infer(_shape_arg(shape), a._data.size), ViewBackward0)
+    if out is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.")
+    return out
+
+
+def unsafe_view(a: Tensor, shape: tuple) -> Tensor:
+    """PyTorch's _unsafe_view: reshape a fresh tensor without marking the result a view."""
+    return record(UnsafeViewBackward0, a._data.reshape(shape), (a,),
+                  self_sym_sizes=tuple(a.shape))
+
+
 def reshape(a: Tensor, *shape: Any) -> Tensor:
+    """Like PyTorch: a view of a contiguous tensor (ViewBackward0), an alias of a strided one
+    (ReshapeAliasBackward0), or, when strides do not allow a view, a clone viewed unsafely."""
     shape = _infer(_shape_arg(shape), a._data.size)
-    try:
-        return view(a, shape)
-    except RuntimeError:
-        data = a._data.reshape(shape)  # needs a copy: no longer a view
-        return record(UnsafeViewBackward0, data, (a,), self_sym_sizes=tuple(a.shape))
+    cls = ViewBackward0 if a._data.flags.c_contiguous else ReshapeAliasBackward0
+    out = _as_view(a, shape, cls)
+    return out if out is not None else unsafe_view(clone(a), shape)
 
 
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if a.ndim == 0:
         return reshape(a, 1)
-    s, e = start_dim % a.ndim, end_dim % a.ndim
+    s, e = wrap_dim(start_dim, a.ndim), wrap_dim(end_dim, a.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return a
     shape = a.shape[:s] + (-1,) + a.shape[e + 1:]
@@ -76,6 +128,9 @@ class TransposeBackward0(Node):
 
 
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    dim0, dim1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
+    if a.ndim == 0:
+        return permute(a)
     out = record(TransposeBackward0, np.swapaxes(a._data, dim0, dim1), (a,), dim0=dim0, dim1=dim1)
     return mark_view(out, a, lambda arr: np.swapaxes(arr, dim0, dim1))
 
@@ -98,17 +153,21 @@ class PermuteBackward0(Node):
 
 
 def permute(a: Tensor, *dims: Any) -> Tensor:
-    dims = tuple(d % a.ndim for d in _shape_arg(dims))
-    if sorted(dims) != list(range(a.ndim)):
+    dims = _shape_arg(dims)
+    if len(dims) != a.ndim:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
                            "match the length of the desired ordering of dimensions i.e. input.dim() "
                            f"= {a.ndim} is not equal to len(dims) = {len(dims)}")
+    dims = tuple(wrap_dim(d, a.ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     out = record(PermuteBackward0, np.transpose(a._data, dims), (a,), dims=dims)
     return mark_view(out, a, lambda arr: np.transpose(arr, dims))
 
 
 def T(a: Tensor) -> Tensor:  # noqa: N802
-    return permute(a, *reversed(range(a.ndim))) if a.ndim > 1 else a
+    """x.T: every dim reversed, a PermuteBackward0 whatever the number of dims."""
+    return permute(a, tuple(reversed(range(a.ndim))))
 
 
 class UnsqueezeBackward0(Node):
@@ -117,7 +176,7 @@ class UnsqueezeBackward0(Node):
 
 
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
-    d = dim % (a.ndim + 1)
+    d = wrap_dim(dim, a.ndim + 1)
     out = record(UnsqueezeBackward0, np.expand_dims(a._data, d), (a,), dim=d)
     return mark_view(out, a, lambda arr: np.expand_dims(arr, d))
 
@@ -131,14 +190,24 @@ class SqueezeBackward1(SqueezeBackward0):
     pass
 
 
+class SqueezeBackward2(SqueezeBackward0):
+    pass
+
+
+class SqueezeBackward4(Node):
+    """squeeze_(dim), in place: PyTorch's matmul of a vector and a matrix ends with one."""
+
+    def backward(self, g):
+        return (g.unsqueeze(self.dim),)
+
+
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
     if dim is None:
         axes = tuple(i for i, s in enumerate(a.shape) if s == 1)
         cls = SqueezeBackward0
     else:
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        axes = tuple(d % max(a.ndim, 1) for d in dims if a.ndim and a.shape[d] == 1)
-        cls = SqueezeBackward1
+        axes = tuple(d for d in wrap_dims(dim, a.ndim) if a.ndim and a.shape[d] == 1)
+        cls = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward2
     out = record(cls, np.squeeze(a._data, axis=axes), (a,), self_sym_sizes=tuple(a.shape))
     return mark_view(out, a, lambda arr: np.squeeze(arr, axis=axes))
 
@@ -152,9 +221,14 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
     sizes = _shape_arg(sizes)
     lead = len(sizes) - a.ndim
     if lead < 0:
-        raise RuntimeError(f"expand(torch.FloatTensor{{{list(a.shape)}}}, size={list(sizes)}): the "
-                           "number of sizes provided must be greater or equal to the number of "
-                           "dimensions in the tensor")
+        raise RuntimeError(f"expand(torch.{LEGACY_NAMES[a.dtype.name]}{{{list(a.shape)}}}, "
+                           f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "
+                           f"must be greater or equal to the number of dimensions in the tensor "
+                           f"({a.ndim})")
+    for i in range(lead):
+        if sizes[i] == -1:
+            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                               f"non-existing dimension {i}")
     target = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
     for i, s in enumerate(a.shape):
         if s != 1 and s != target[lead + i]:
@@ -194,8 +268,22 @@ class CatBackward0(Node):
 def cat(tensors: Any, dim: int = 0) -> Tensor:
     from ._record import operands
 
+    if not len(tensors):
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     tensors, arrays, _ = operands(*tensors)
-    d = dim % arrays[0].ndim
+    for i, x in enumerate(arrays):
+        if x.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    d = wrap_dim(dim, arrays[0].ndim)
+    for i, x in enumerate(arrays):
+        if x.ndim != arrays[0].ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got "
+                               f"{arrays[0].ndim} and {x.ndim}")
+        for k in range(x.ndim):
+            if k != d and x.shape[k] != arrays[0].shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {arrays[0].shape[k]} but got size "
+                                   f"{x.shape[k]} for tensor number {i} in the list.")
     data = np.concatenate(arrays, axis=d)
     return record(CatBackward0, data, tuple(tensors), dim=d,
                   sizes=[x.shape[d] for x in arrays])
@@ -209,8 +297,15 @@ class StackBackward0(Node):
 def stack(tensors: Any, dim: int = 0) -> Tensor:
     from ._record import operands
 
+    if not len(tensors):
+        raise RuntimeError("stack expects a non-empty TensorList")
     tensors, arrays, _ = operands(*tensors)
-    d = dim % (arrays[0].ndim + 1)
+    for i, x in enumerate(arrays):
+        if x.shape != arrays[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(arrays[0].shape)} at entry 0 and {list(x.shape)} at entry "
+                               f"{i}")
+    d = wrap_dim(dim, arrays[0].ndim + 1)
     return record(StackBackward0, np.stack(arrays, axis=d), tuple(tensors), dim=d,
                   count=len(arrays))
 

@@ -131,7 +131,8 @@ def _frontier(outputs: tuple, detached: tuple, first_new: int) -> list[Tensor]:
                     found[(id(nxt), nr)] = nxt.variable
             elif nxt._sequence_nr < first_new:
                 shape, dt = node._input_meta[i]
-                stand_in = Tensor._wrap(np.broadcast_to(np.zeros((), dt.np), shape))
+                dt = getattr(dt, "np", dt)  # a minigrad dtype or a numpy one
+                stand_in = Tensor._wrap(np.broadcast_to(np.zeros((), dt), shape))
                 stand_in._grad_fn, stand_in._output_nr = nxt, nr
                 found[(id(nxt), nr)] = stand_in
             else:

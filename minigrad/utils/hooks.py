@@ -8,7 +8,8 @@ the node on the inputs' side fires the user hooks once the gradients w.r.t. the 
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.hooks import RemovableHandle
@@ -31,7 +32,7 @@ def _pack_with_none(indices: list[int], values: Any, size: int) -> tuple:
 
 
 class BackwardHook:
-    """One forward call's worth of full backward hooks (PyTorch's torch.utils.hooks.BackwardHook)."""
+    """The full backward hooks of one forward call (torch.utils.hooks.BackwardHook)."""
 
     def __init__(self, module: Any, user_hooks: list[Callable],
                  user_pre_hooks: list[Callable]) -> None:

@@ -31,10 +31,10 @@ class Sigmoid(Module):
         return input.sigmoid()
 
 
-class Softmax(Module):
-    """Softmax along `dim` (None: PyTorch's deprecated implicit choice, with its warning)."""
+class _AlongDim(Module):
+    """Softmax-like along `dim` (None: PyTorch's deprecated implicit choice, with its warning)."""
 
-    _fn = staticmethod(F.softmax)
+    _fn = staticmethod(F.softmax)  # set by each subclass
 
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()
@@ -47,5 +47,9 @@ class Softmax(Module):
         return f"dim={self.dim}"
 
 
-class LogSoftmax(Softmax):
+class Softmax(_AlongDim):
+    _fn = staticmethod(F.softmax)
+
+
+class LogSoftmax(_AlongDim):
     _fn = staticmethod(F.log_softmax)

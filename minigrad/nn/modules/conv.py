@@ -64,7 +64,7 @@ class Conv2d(Module):
         if self.padding == "same":
             if any(k % 2 == 0 for k in self.kernel_size):
                 raise NotImplementedError("minigrad's padding='same' needs odd kernel sizes")
-            return tuple((d * (k - 1)) // 2 for k, d in zip(self.kernel_size, self.dilation))
+            return tuple(k // 2 for k in self.kernel_size)
         return self.padding
 
     def forward(self, input: Tensor) -> Tensor:

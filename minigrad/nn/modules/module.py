@@ -337,7 +337,7 @@ class Module:
             return self
         if not target.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
-                            f"desired dtype={target}")
+                            f"desired dtype=torch.{target.name}")
         return self._apply(lambda t: t.to(target) if t.is_floating_point() else t)
 
     def float(self) -> Module:

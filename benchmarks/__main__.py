@@ -1,0 +1,52 @@
+"""`python -m benchmarks [--rounds N] [--workloads W1,W3] [--no-jit] [--json PATH]`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import jit_startup, report, timing
+from .frameworks import minigrad_impl, torch_impl
+from .micro import micrograd_impl
+from .numpy_backprop import numpy_impl
+from .runner import Impl
+from .workloads import DESCRIPTIONS
+
+DEFAULT_JSON = os.path.join(os.path.dirname(__file__), "results", "latest.json")
+
+
+def implementations() -> list[Impl]:
+    return [minigrad_impl("numba"), minigrad_impl("numpy"), torch_impl(), numpy_impl(),
+            micrograd_impl()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--rounds", type=int, default=15, help="samples per implementation")
+    parser.add_argument("--sample-ms", type=float, default=50.0,
+                        help="repeat fast workloads until a sample lasts about this long")
+    parser.add_argument("--workloads", default=",".join(DESCRIPTIONS))
+    parser.add_argument("--no-jit", action="store_true", help="skip the fresh-process JIT timing")
+    parser.add_argument("--json", default=DEFAULT_JSON, help="where to write the results")
+    args = parser.parse_args(argv)
+
+    impls = implementations()
+    results = {}
+    for workload in args.workloads.split(","):
+        present = [i for i in impls if workload in i.setups]
+        print(f"{workload}: {', '.join(i.name for i in present)} ...", file=sys.stderr)
+        results[workload] = timing.measure(workload, present, args.rounds, args.sample_ms / 1e3)
+    jit = None if args.no_jit else jit_startup.measure()
+    table, info = report.rows(results), report.machine()
+    goals = report.targets(table, jit)
+    print(report.text(table, goals, jit, info))
+    settings = {"rounds": args.rounds, "sample_ms": args.sample_ms,
+                "torch_threads": 2, "numba_threads": os.environ.get("NUMBA_NUM_THREADS", "default")}
+    report.write_json(args.json, table, goals, jit, info, settings)
+    print(f"\nwrote {args.json}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""The explorer's performance targets, measured in the browser (issue: graph explorer):
+
+- a frame step under 50 ms on a 300-node graph (the step is pure client-side class changes);
+- a 2,000-node graph drawn in under 3 s, from the start of the cell that makes the player to the
+  first frame the browser paints with the picture (walk, frames, dot layout, transfer, render).
+
+Numbers go to artifacts/explorer-performance.json and are printed (run with `-s` to see them).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+
+import nbformat
+from conftest import ARTIFACTS, run_notebook
+from playwright.sync_api import expect
+
+CHAIN = """import time
+import minigrad as mg
+from widgets import record_backward
+
+
+def chain(steps):
+    # a residual tanh chain: 8 drawn nodes per step (3 ops, 2 saved tensors, a weight and its
+    # AccumulateGrad, the weight's saved copy)
+    x = mg.tensor([0.5, -0.25], requires_grad=True)
+    h = x
+    for _ in range(steps):
+        w = mg.tensor([0.9, 1.1], requires_grad=True)
+        h = (h * w).tanh() + h
+    return h.sum()
+"""
+
+MEDIUM = """medium_loss = chain(37)
+with record_backward(medium_loss) as medium_trace:
+    medium_loss.backward()
+medium = medium_trace.player()
+medium"""
+
+LARGE_RECORD = """large_loss = chain(250)
+with record_backward(large_loss) as large_trace:
+    large_loss.backward()"""
+
+LARGE_DRAW = """cell_start_ms = time.time() * 1000
+large = large_trace.player()
+print(f"CELL_START_MS={cell_start_ms:.0f}")
+large"""
+
+STEP_TIMES_JS = """async ([root, n, selector]) => {
+  const button = root.querySelector(selector);
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    button.click();
+    // wait until the browser has painted the step: next animation frame, then a task
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    times.push(performance.now() - t0);
+  }
+  return times;
+}"""
+
+
+def summarize(times: list[float]) -> dict:
+    ordered = sorted(times)
+    return {"n": len(times), "median_ms": round(statistics.median(times), 2),
+            "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 2),
+            "max_ms": round(ordered[-1], 2)}
+
+
+def test_frame_step_and_large_draw_times(lab, lab_page, shot_dir):
+    page = lab_page
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in
+                                         (CHAIN, MEDIUM, LARGE_RECORD, LARGE_DRAW)])
+    run_notebook(page, lab, nb, "explorer-performance")
+    players = page.locator(".jp-OutputArea-output .mg-player")
+    expect(players).to_have_count(2)
+    medium, large = players.nth(0), players.nth(1)
+    expect(medium.locator(".mg-summary")).to_contain_text("300 nodes")
+    expect(large.locator(".mg-summary")).to_have_text(re.compile(r"^2\d{3} nodes"))
+
+    # --- 300 nodes: step forward, then step back (back refolds the state from frame 0) ------
+    medium.scroll_into_view_if_needed()
+    handle = medium.element_handle()
+    forward = page.evaluate(STEP_TIMES_JS, [handle, 150, "button.mg-step"])
+    back = page.evaluate(STEP_TIMES_JS, [handle, 30, "button.mg-prev"])
+    expect(medium).to_have_attribute("data-frame", "120")
+    medium.screenshot(path=str(shot_dir / "20-perf-300-nodes.png"))
+
+    # --- 2,000 nodes: cell start (kernel clock) -> first paint (browser clock), same machine --
+    out = page.locator(".jp-OutputArea-output", has_text="CELL_START_MS=")
+    start_ms = float(out.inner_text().split("CELL_START_MS=")[1].split()[0])
+    expect(large).to_have_attribute("data-painted-at", re.compile(r"^\d+$"))
+    painted_ms = float(large.get_attribute("data-painted-at"))
+    timings = json.loads(large.get_attribute("data-timings"))
+    draw = {"end_to_end_s": round((painted_ms - start_ms) / 1000, 3),
+            "kernel_frames_ms": timings["frames_ms"], "kernel_layout_ms": timings["layout_ms"],
+            "browser_insert_ms": float(large.get_attribute("data-draw-ms")),
+            "svg_elements": int(large.get_attribute("data-elements")),
+            "frames": int(large.locator(".mg-counter").inner_text().split("/")[1])}
+    big_steps = page.evaluate(STEP_TIMES_JS, [large.element_handle(), 40, "button.mg-step"])
+    large.screenshot(path=str(shot_dir / "21-perf-2000-nodes.png"))
+
+    report = {"frame_step_300_nodes": summarize(forward),
+              "frame_step_back_300_nodes": summarize(back),
+              "frame_step_2000_nodes": summarize(big_steps),
+              "draw_2000_nodes": draw}
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "explorer-performance.json").write_text(json.dumps(report, indent=2))
+    print("\n[explorer performance]", json.dumps(report, indent=2))
+    assert report["frame_step_300_nodes"]["p95_ms"] < 50
+    assert report["frame_step_back_300_nodes"]["p95_ms"] < 50
+    assert draw["end_to_end_s"] < 3.0
+    assert page.js_errors == []

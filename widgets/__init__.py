@@ -1,0 +1,23 @@
+"""Autograd Lab's graph explorer: draw any minigrad or torch graph and replay its passes.
+
+    from widgets import draw_graph, record_forward, record_backward
+    draw_graph(loss, module=model)                 # static picture, works without JavaScript
+    with record_forward(model) as fwd: loss = model(x).sum()
+    fwd.player()                                   # watch the graph grow, op by op
+    with record_backward(loss, forward=fwd) as bwd: loss.backward()
+    bwd.player()                                   # watch the engine run, edge by edge
+
+widgets reads minigrad (and torch, when handed torch objects); nothing here is imported by minigrad.
+"""
+
+from .api import draw_graph
+from .model import GEdge, GNode, Graph
+from .player import BackwardPlayer, ForwardPlayer
+from .svg import DotNotFoundError
+from .trace import record_backward, record_forward
+from .view import GraphTooLargeError, GraphView
+from .walk import GraphBuilder
+
+__all__ = ["BackwardPlayer", "DotNotFoundError", "ForwardPlayer", "GEdge", "GNode", "Graph",
+           "GraphBuilder", "GraphTooLargeError", "GraphView", "draw_graph", "record_backward",
+           "record_forward"]

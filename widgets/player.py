@@ -1,0 +1,102 @@
+"""The live players: a recorded trace, drawn once, replayed in the browser (player.js).
+
+The kernel sends the SVG and all frames once. The only messages afterwards are the frame number
+when the user pauses or steps (so `player.frame` can be read from Python) and a module box
+clicked open or closed, which needs a new layout. A notebook without a live kernel still shows
+the static picture from the `text/html` part of the output.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from .frames import FrameMaker
+from .svg import DotNotFoundError
+from .trace import Trace
+from .view import MAX_NODES, GraphTooLargeError
+
+HERE = Path(__file__).parent
+
+
+class Player(anywidget.AnyWidget):
+    """Shared by both players; `mode` tells the front end which panel to show."""
+
+    _esm = HERE / "player.js"
+    _css = HERE / "player.css"
+
+    mode = traitlets.Unicode("backward").tag(sync=True)
+    svg = traitlets.Unicode("").tag(sync=True)
+    message = traitlets.Unicode("").tag(sync=True)  # shown instead of a picture
+    summary = traitlets.Unicode("").tag(sync=True)
+    frames = traitlets.List().tag(sync=True)
+    titles = traitlets.Dict().tag(sync=True)  # model id -> display name
+    alias = traitlets.Dict().tag(sync=True)  # model id -> element standing for it
+    timings = traitlets.Dict().tag(sync=True)  # kernel-side milliseconds, for the record
+    frame = traitlets.Int(0).tag(sync=True)
+    speed = traitlets.Float(1.0).tag(sync=True)
+
+    def __init__(self, trace: Trace, *, collapse: bool | Collection[str] | None = None,
+                 legend: bool = True, max_nodes: int = MAX_NODES, rankdir: str = "TB",
+                 speed: float = 1.0, frame: int = 0) -> None:
+        t0 = time.perf_counter()
+        maker = FrameMaker(trace.builder)
+        frames = maker.run(trace.records)
+        frames_ms = (time.perf_counter() - t0) * 1000
+        super().__init__(frames=frames, titles=maker.title, speed=speed,
+                         frame=frame)
+        self.trace = trace
+        self.view = trace.draw(collapse=collapse, legend=legend, max_nodes=max_nodes,
+                               rankdir=rankdir)
+        self.timings = {"frames_ms": round(frames_ms, 1)}
+        self.add_class("mg-player-widget")
+        self._draw()
+        self.on_msg(self._on_msg)
+
+    def _draw(self) -> None:
+        t0 = time.perf_counter()
+        try:
+            svg, message = self.view.svg(), ""
+        except (GraphTooLargeError, DotNotFoundError) as err:
+            svg, message = "", str(err)
+        layout_ms = (time.perf_counter() - t0) * 1000
+        with self.hold_sync():
+            self.alias = self.view.drawing().alias
+            self.summary = self.view.summary()
+            self.message = message
+            self.timings = {**self.timings, "layout_ms": round(layout_ms, 1)}
+            self.svg = svg
+
+    def _on_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if isinstance(content, dict) and isinstance(content.get("toggle"), str):
+            self.view.toggle(content["toggle"])
+            self._draw()
+
+    def __repr__(self) -> str:
+        passes = sum(1 for f in self.frames if f["kind"] == "backward_start")
+        what = f", {passes} backward {'pass' if passes == 1 else 'passes'}" if passes else ""
+        return (f"{type(self).__name__}({len(self.frames)} frames{what}; graph "
+                f"{self.view.summary()})")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict, dict]:
+        data, meta = super()._repr_mimebundle_(**kwargs)
+        data["text/plain"] = repr(self)
+        data["text/html"] = self.view.html(caption=repr(self))  # the picture without a kernel
+        return data, meta
+
+
+class BackwardPlayer(Player):
+    """Replays a `record_backward` trace: nodes run, gradients travel, .grad grows."""
+
+    mode = traitlets.Unicode("backward").tag(sync=True)
+
+
+class ForwardPlayer(Player):
+    """Replays a `record_forward` trace: the graph grows op by op as the forward ran."""
+
+    mode = traitlets.Unicode("forward").tag(sync=True)
