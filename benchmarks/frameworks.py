@@ -51,11 +51,7 @@ def _w1(lib: ModuleType) -> Runner:
     opt = lib.optim.SGD(model.parameters(), lr=LR["W1"])
     d = data.moons()
     x, y = lib.from_numpy(d.x), lib.from_numpy(d.y)
-
-    def mse(out: Any, target: Any) -> Any:
-        return ((out - target) ** 2).mean()
-
-    return timed("step", lambda: _step(lib, model, opt, mse, x, y).item())
+    return timed("step", lambda: _step(lib, model, opt, lib.nn.MSELoss(), x, y).item())
 
 
 def _epoch(lib: ModuleType, model: Any, workload: str, images: bool) -> Runner:

@@ -34,7 +34,8 @@ def machine() -> dict:
         except metadata.PackageNotFoundError:
             versions[pkg] = None
     return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(),
-            "python": platform.python_version(), "versions": versions}
+            "python": platform.python_version(), "versions": versions,
+            "load_average_1min": os.getloadavg()[0]}
 
 
 def rows(results: dict[str, list[Series]]) -> list[dict]:
@@ -84,7 +85,9 @@ def _time(seconds: float) -> str:
 
 def text(table: list[dict], goals: list[dict], jit: dict | None, info: dict) -> str:
     lines = [f"machine: {info['cpu']}, {info['cores']} cores, Python {info['python']}, "
-             + ", ".join(f"{k} {v}" for k, v in info["versions"].items() if v)]
+             + ", ".join(f"{k} {v}" for k, v in info["versions"].items() if v),
+             f"load average when done: {info['load_average_1min']:.2f}"
+             + ("  (busy machine: numbers are noisy)" if info["load_average_1min"] > 1 else "")]
     header = f"  {'implementation':20s} {'metric':12s} {'median':>11s} {'IQR':>6s} " \
              f"{'vs torch':>9s} {'first loss':>11s}"
     workload = None

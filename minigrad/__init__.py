@@ -42,6 +42,7 @@ add, sub, mul, div, pow = _ew.add, _ew.sub, _ew.mul, _ew.div, _ew.pow  # noqa: A
 neg, exp, log, sin, cos, tanh = _ew.neg, _ew.exp, _ew.log, _ew.sin, _ew.cos, _ew.tanh
 sigmoid, relu, abs, sqrt, clamp = _ew.sigmoid, _ew.relu, _ew.abs, _ew.sqrt, _ew.clamp  # noqa: A001
 clip, where, masked_fill = _ew.clamp, _ew.where, _ew.masked_fill
+maximum, minimum = _red.max, _red.min  # with a tensor second argument: elementwise
 sum, mean, max, min, argmax = _red.sum, _red.mean, _red.max, _red.min, _red.argmax  # noqa: A001
 var, std, norm, softmax, log_softmax = _red.var, _red.std, _red.norm, _red.softmax, _red.log_softmax
 reshape, transpose, permute, t = _sh.reshape, _sh.transpose, _sh.permute, _sh.t
@@ -71,13 +72,13 @@ def isfinite(t: Tensor) -> Tensor:  # noqa: D103
 def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:  # noqa: D103
     import numpy as _np
 
-    return bool(_np.allclose(a._data, b._data, rtol=rtol, atol=atol))
+    return _np.allclose(a._data, b._data, rtol=rtol, atol=atol)  # a Python bool
 
 
 def equal(a: Tensor, b: Tensor) -> bool:  # noqa: D103
     import numpy as _np
 
-    return a.shape == b.shape and bool(_np.array_equal(a._data, b._data))
+    return a.shape == b.shape and _np.array_equal(a._data, b._data)
 
 
 __version__ = "0.1.0"

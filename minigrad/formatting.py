@@ -2,41 +2,63 @@
 
 from __future__ import annotations
 
+import re
+from typing import Callable
+
 import numpy as np
 
 from . import dtypes
 
+THRESHOLD, EDGE_ITEMS = 1000, 3  # PyTorch's print options: summarize above 1000 elements
 
-def _float_formatter(values: np.ndarray):
-    finite = values[np.isfinite(values)]
+
+def _summarized(data: np.ndarray) -> np.ndarray:
+    """The elements PyTorch looks at to choose a format: the first and last 3 of each long dim."""
+    if data.size <= THRESHOLD:
+        return data
+    for axis, size in enumerate(data.shape):
+        if size > 2 * EDGE_ITEMS:
+            keep = np.r_[0:EDGE_ITEMS, size - EDGE_ITEMS:size]
+            data = np.take(data, keep, axis=axis)
+    return data
+
+
+def _float_formatter(values: np.ndarray) -> Callable[[float], str]:
+    """PyTorch's _Formatter: integers print as `3.`, scientific notation when the nonzero finite
+    values span more than 1e3, exceed 1e8 or (non-integers) go below 1e-4, else 4 decimals."""
+    finite = np.abs(values[np.isfinite(values) & (values != 0)])
     if finite.size == 0:
-        return lambda v: f"{v}"
-    amax, amin = np.abs(finite).max(), np.abs(finite).min()
-    if np.all(finite == np.round(finite)) and amax < 1e8:
         return lambda v: f"{v:.0f}." if np.isfinite(v) else f"{v}"
-    if amax >= 1e8 or (amin > 0 and (amin < 1e-4 or amax / amin > 1e3)):
+    low, high = finite.min(), finite.max()
+    int_mode = bool(np.all(finite == np.ceil(finite)))
+    if high / low > 1e3 or high > 1e8 or (not int_mode and low < 1e-4):
         return lambda v: f"{v:.4e}" if np.isfinite(v) else f"{v}"
+    if int_mode:
+        return lambda v: f"{v:.0f}." if np.isfinite(v) else f"{v}"
     return lambda v: f"{v:.4f}" if np.isfinite(v) else f"{v}"
 
 
 def format_tensor(data: np.ndarray, dtype: dtypes.dtype, default: dtypes.dtype,
                   extras: list[str]) -> str:
+    shown = _summarized(data)
     if dtype.is_floating_point:
-        fmt = _float_formatter(np.asarray(data, dtype=np.float64))
+        shown = np.asarray(shown, dtype=np.float64)
+        fmt = _float_formatter(shown)
+        shown = shown[np.isfinite(shown) & (shown != 0)]  # PyTorch sizes columns by these only
     elif dtype is dtypes.bool_:
         fmt = lambda v: "True" if v else "False"  # noqa: E731
     else:
         fmt = lambda v: str(int(v))  # noqa: E731
-    width = max((len(fmt(v)) for v in data.flat), default=0)
-    body = np.array2string(data, separator=", ", prefix="tensor(", threshold=1000,
-                           formatter={"all": lambda v: fmt(v).rjust(width)}, max_line_width=80)
-    if data.size == 0:
-        body = "[]"
+    width = max((len(fmt(v)) for v in shown.flat), default=1)
+    body = np.array2string(data, separator=", ", prefix="tensor(", threshold=THRESHOLD,
+                           edgeitems=EDGE_ITEMS, max_line_width=80,
+                           formatter={"all": lambda v: fmt(v).rjust(width)})
+    body = re.sub(r"(?<=, )\.\.\.(?=,)", " ...", body)  # PyTorch's elided elements: " ..."
     parts = [body]
+    if data.size == 0:
+        parts = ["[]"] + ([f"size={tuple(data.shape)}"] if data.ndim != 1 else [])
     show_dtype = dtype is not default and dtype not in (dtypes.int64, dtypes.bool_)
-    if data.size == 0 and dtype is not default:
-        show_dtype = True
-    if show_dtype:
+    if show_dtype or (data.size == 0 and dtype is not default):
         parts.append(f"dtype=torch.{dtype.name}")
     parts.extend(extras)
     return "tensor(" + ", ".join(parts) + ")"

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from ops._support import FLOATS, check_op, op
+from ops.test_nn_ops import CONV, LOSSES, POOL, F
 
 import minigrad
 from minigrad import kernels
@@ -33,11 +34,6 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
     kernels.use(request.param)
     yield request.param
     kernels.use(before)
-
-
-def F(lib):  # noqa: N802 - reads like torch's `F`
-    """torch.nn.functional, or minigrad's nn ops."""
-    return torch.nn.functional if lib is torch else mg_nn
 
 
 def python(code: str, **env: str) -> str:
@@ -122,6 +118,7 @@ def test_conv_kernels_match_numpy(shape: tuple, dtype: str) -> None:
            numpy_ref.conv2d_input_grad(g, wt, x.shape, s, p))
     _close(jit.conv2d_weight_grad(x, g, wt.shape, s, p),
            numpy_ref.conv2d_weight_grad(x, g, wt.shape, s, p))
+    _close(jit.conv2d_bias_grad(g), numpy_ref.conv2d_bias_grad(g))
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -158,45 +155,20 @@ def test_loss_kernels_match_numpy(dtype: str) -> None:
 
 
 # --- the ops, on either backend, against torch -------------------------------------------
-def _conv(s: int, p: int, bias: bool = True):
-    if bias:
-        return lambda L, x, w, b: F(L).conv2d(x, w, b, stride=s, padding=p)
-    return lambda L, x, w: F(L).conv2d(x, w, stride=s, padding=p)
-
-
-CONV_OPS = [
-    op("conv_s1_p1", _conv(1, 1), (2, 3, 6, 7), (4, 3, 3, 3), (4,)),
-    op("conv_s2_p0", _conv(2, 0), (2, 2, 7, 7), (3, 2, 3, 3), (3,)),
-    op("conv_s2_p1_k2", _conv(2, 1), (1, 3, 5, 6), (2, 3, 2, 2), (2,)),
-    op("conv_nobias", _conv(1, 0, bias=False), (2, 2, 5, 5), (3, 2, 3, 3)),
-    op("conv_unbatched", _conv(1, 1), (2, 5, 5), (3, 2, 3, 3), (3,)),
-    op("conv_digits_layer2", _conv(1, 1), (3, 16, 4, 4), (32, 16, 3, 3), (32,)),
-]
-POOL_OPS = [
-    op("pool_k2", lambda L, x: F(L).max_pool2d(x, 2), (2, 3, 6, 6)),
-    op("pool_k3_s2_p1", lambda L, x: F(L).max_pool2d(x, 3, stride=2, padding=1), (2, 2, 7, 8)),
-    op("pool_overlap", lambda L, x: F(L).max_pool2d(x, 3, stride=1), (1, 2, 5, 5)),
-    op("pool_unbatched", lambda L, x: F(L).max_pool2d(x, 2), (2, 4, 4)),
-]
-TARGETS = np.array([0, 4, 2, 2, 1])
-
-
-def _ce(**kwargs):
-    return lambda L, x: F(L).cross_entropy(x, L.tensor(TARGETS), **kwargs)
-
-
-LOSS_OPS = [
-    op("ce_mean", _ce(), (5, 5), domain=(-4.0, 4.0)),
-    op("ce_sum", _ce(reduction="sum"), (5, 5)),
-    op("ce_none", _ce(reduction="none"), (5, 5)),
-    op("ce_ignore", _ce(ignore_index=2), (5, 5)),
-    op("nll_after_log_softmax", lambda L, x: F(L).nll_loss(x.log_softmax(1), L.tensor(TARGETS)),
-       (5, 5)),
+# test_nn_ops's cases (which run on the default backend) plus the shapes the lessons train on
+EXTRA = [
+    op("conv_digits_layer2", lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1), (3, 16, 4, 4),
+       (32, 16, 3, 3), (32,)),
+    op("conv_stride2_pad1_k2", lambda L, x, w: F(L).conv2d(x, w, stride=2, padding=1),
+       (1, 3, 5, 6), (2, 3, 2, 2)),
+    op("pool_k3_s2_p1_odd", lambda L, x: F(L).max_pool2d(x, 3, stride=2, padding=1), (2, 2, 7, 8)),
+    op("cross_entropy_large_logits",
+       lambda L, x: F(L).cross_entropy(x * 40, L.tensor([0, 4, 2, 2, 1])), (5, 5)),
 ]
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("case", CONV_OPS + POOL_OPS + LOSS_OPS)
+@pytest.mark.parametrize("case", CONV + POOL + LOSSES + EXTRA)
 def test_op_matches_torch(case, dtype: str, backend: str, request: pytest.FixtureRequest) -> None:
     """Forward, grad_fn graph, gradients and double backward, on each backend."""
     check_op(case, dtype, request.node.name)

@@ -30,7 +30,8 @@ EDGE_STYLE = {
     "constant": dict(style="dashed", color="#aaaaaa", arrowhead="none"),
 }
 FAST_LAYOUT = 400  # above this many drawn nodes, trade some crossings for speed
-FAST_ATTRS = dict(nslimit="2", nslimit1="2", mclimit="0.2", searchsize="20", remincross="false")
+FAST_ATTRS = dict(newrank="true", nslimit="2", nslimit1="2", mclimit="0.2", searchsize="20",
+                  remincross="false")
 
 
 def node_lines(node: GNode) -> list[str]:
@@ -45,15 +46,6 @@ def node_lines(node: GNode) -> list[str]:
     if node.freed:
         lines.append("freed")
     return lines
-
-
-def node_title(node: GNode) -> str:
-    """What a node is called in the picture and in the player's panel."""
-    if node.kind == "saved":
-        return f"saved {node.name}"
-    if node.kind == "leaf" and not node.name:
-        return "leaf"
-    return node.name
 
 
 def to_dot(drawing: Drawing, *, legend: bool = True, rankdir: str = "TB") -> graphviz.Digraph:
@@ -83,15 +75,15 @@ def to_dot(drawing: Drawing, *, legend: bool = True, rankdir: str = "TB") -> gra
 
 
 def _node(g: graphviz.Digraph, node: GNode) -> None:
-    g.node(node.id, label=html_label(node_title(node), node_lines(node)), id=node.id,
+    g.node(node.id, label=html_label(node.title(), node_lines(node)), id=node.id,
            **{"class": f"mg-n-{node.kind}" + (" mg-freed" if node.freed else "")},
            **NODE_STYLE[node.kind])
 
 
 def _box(g: graphviz.Digraph, box: Box) -> None:
     name = box.path or "(model)"
-    g.node(box.id, label=html_label(f"{name} ({box.cls})", [f"{box.size} nodes, click to expand"]),
-           id=box.id, tooltip=escape_attr(f"{name}: collapsed module"),
+    g.node(box.id, label=html_label(f"{name} ({box.cls})", [f"{box.size} nodes inside"]),
+           id=box.id, tooltip=escape_attr(f"{name}: a collapsed module (a player opens it)"),
            **{"class": "mg-n-module mg-box"}, **NODE_STYLE["module"])
 
 
@@ -105,7 +97,7 @@ def _clusters(g: graphviz.Digraph, drawing: Drawing, boxes: dict[str, Box]) -> N
         sub.attr(id=cluster.id, label=f"<{escape_html(path)} ({escape_html(cluster.cls)})>",
                  style="rounded,dashed,filled", fillcolor="#fffdf3", color="#b59f3b",
                  fontsize="10", fontname="Helvetica",
-                 tooltip=escape_attr(f"{path}: click the frame to collapse"),
+                 tooltip=escape_attr(f"{path}: a player closes it on a click on the frame"),
                  **{"class": "mg-cluster"})
         for nid in cluster.node_ids:
             if nid in nodes:

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from . import adapters
-from .dot import node_title
 from .labels import format_array, format_shape, format_values
+from .model import GNode
 from .walk import GraphBuilder
 
 VALUES_LIMIT = 64  # frames carry raw numbers (for tests and tooltips) up to this many elements
@@ -32,20 +32,21 @@ class FrameMaker:
         for edge in self.graph.edges.values():
             self.out_edges[edge.source].append(edge)
             self.in_edges[edge.target].append(edge)
-        names = Counter(self._plain_name(n) for n in self.graph.nodes.values())
-        self.title = {nid: self._plain_name(n) + (f" ({nid})" if names[self._plain_name(n)] > 1
-                                                  else "")
-                      for nid, n in self.graph.nodes.items()}
+        plain = {nid: self._plain_name(n) for nid, n in self.graph.nodes.items()}
+        twice = Counter(plain.values())
+        # display names; ids tell apart nodes that share a name (two MulBackward0s)
+        self.title = {nid: name + (f" ({nid})" if twice[name] > 1 else "")
+                      for nid, name in plain.items()}
         self.deps: dict[str, int] = {}
         self.sent: Counter = Counter()  # (source, target, slot) edges already used by this run
         self.passes = 0
 
-    def _plain_name(self, node) -> str:
+    def _plain_name(self, node: GNode) -> str:
         if node.kind == "accumulate":
             leaf = next((self.graph.nodes[e.target] for e in self.out_edges[node.id]
                          if e.kind == "accumulate"), None)
-            return f"AccumulateGrad({node_title(leaf)})" if leaf is not None else node.name
-        return node_title(node)
+            return f"AccumulateGrad({leaf.title()})" if leaf is not None else node.name
+        return node.title()
 
     # --- helpers -------------------------------------------------------------------------
     def nid(self, node: Any) -> str | None:
@@ -66,13 +67,14 @@ class FrameMaker:
         return [self.frame(rec) for rec in records]
 
     def frame(self, rec: dict) -> dict:
+        """The frame for one record (`on_<kind>` adds what that kind of step shows)."""
         kind = rec["kind"]
-        handler = getattr(self, f"_{kind}", None)
+        handler = getattr(self, f"on_{kind}", None)
         frame = {"kind": kind, "pass": self.passes}
         frame.update(handler(rec) if handler is not None else {"text": kind.replace("_", " ")})
         return {k: v for k, v in frame.items() if v is not None}
 
-    def _node_created(self, rec: dict) -> dict:
+    def on_node_created(self, rec: dict) -> dict:
         node = rec["node"]
         inputs = [t for t in rec.get("inputs") or [] if t is not None]
         args = ", ".join(f"{self._tensor_name(t)} {format_shape(tuple(t.shape))}"
@@ -85,7 +87,7 @@ class FrameMaker:
         text += f" = {values}" if values is not None else ""
         return {"node": self.nid(node), "text": text, "show": self._appears_with(node)}
 
-    def _backward_start(self, rec: dict) -> dict:
+    def on_backward_start(self, rec: dict) -> dict:
         self.passes += 1
         self.sent.clear()
         self.deps = {self.nid(n): c for n, c in rec["dependencies"].items()
@@ -98,7 +100,7 @@ class FrameMaker:
                 "text": f"backward #{self.passes} from {roots}{mode}: "
                         f"{len(self.deps)} nodes wait for gradients"}
 
-    def _edge(self, rec: dict) -> dict:
+    def on_edge(self, rec: dict) -> dict:
         source, target, slot = rec["source"], rec["target"], rec["slot"]
         if source is None:
             ids = self.b.seed_edges.get((target, slot), [])
@@ -116,13 +118,13 @@ class FrameMaker:
                 "text": f"{self.name(source)} → {self.name(target)}: gradient "
                         f"{format_array(grad)}"}
 
-    def _buffer_sum(self, rec: dict) -> dict:
+    def on_buffer_sum(self, rec: dict) -> dict:
         return {"node": self.nid(rec["node"]), **self._values(rec["after"]),
                 "text": f"{self.name(rec['node'])} sums its inputs: "
                         f"{format_array(rec['before'])} + {format_array(rec['added'])} = "
                         f"{format_array(rec['after'])}"}
 
-    def _ready(self, rec: dict) -> dict:
+    def on_ready(self, rec: dict) -> dict:
         nid = self.nid(rec["node"])
         if nid in self.deps:
             self.deps[nid] = 0
@@ -131,21 +133,21 @@ class FrameMaker:
                 "text": f"{self.name(rec['node'])} is ready (every gradient it waits for has "
                         f"arrived); queue: {self._names(queue)}"}
 
-    def _node_start(self, rec: dict) -> dict:
+    def on_node_start(self, rec: dict) -> dict:
         grads = rec.get("grad_outputs") or []
         return {"node": self.nid(rec["node"]), "queue": self.queue(rec["queue"]),
                 **self._values(grads[0] if len(grads) == 1 else None),
                 "text": f"run {self.name(rec['node'])} on grad_output "
                         f"{self._many(grads)}"}
 
-    def _node_run(self, rec: dict) -> dict:
+    def on_node_run(self, rec: dict) -> dict:
         self.sent.clear()
         node = rec["node"]
         outs = rec.get("grad_inputs") or []
         return {"node": self.nid(node), "done": self.nid(node),
                 "text": f"{self.name(node)} returned grad_inputs {self._many(outs)}"}
 
-    def _accumulate(self, rec: dict) -> dict:
+    def on_accumulate(self, rec: dict) -> dict:
         node, var = rec["node"], rec["variable"]
         leaf = self.b.tensor_id.get(var)
         before = "None" if rec["before"] is None else format_array(rec["before"])
@@ -156,7 +158,7 @@ class FrameMaker:
                 "leaf": {"id": leaf, "name": title, "before": before, "after": after},
                 "text": f"{title}.grad: {before} + {format_array(rec['added'])} → {after}"}
 
-    def _hook(self, rec: dict) -> dict:
+    def on_hook(self, rec: dict) -> dict:
         grad = rec.get("grad")
         shown = self._many(grad) if isinstance(grad, list) else format_array(grad)
         returned = rec.get("returned")
@@ -171,12 +173,12 @@ class FrameMaker:
                 f"{shown}, {result}")
         return {"node": self.nid(rec["node"]), "hook": text, "text": text}
 
-    def _capture(self, rec: dict) -> dict:
+    def on_capture(self, rec: dict) -> dict:
         return {"node": self.nid(rec["node"]), **self._values(rec.get("grad")),
                 "text": f"autograd.grad captures {format_array(rec.get('grad'))} for input "
                         f"{rec.get('index')}"}
 
-    def _freed(self, rec: dict) -> dict:
+    def on_freed(self, rec: dict) -> dict:
         node = rec["node"]
         ids = [self.b.saved_id[(node, n)] for n in rec.get("saved") or []
                if (node, n) in self.b.saved_id]
@@ -185,11 +187,11 @@ class FrameMaker:
                 "text": f"{self.name(node)} frees its saved tensors ({names}): retain_graph "
                         "was not set"}
 
-    def _error(self, rec: dict) -> dict:
+    def on_error(self, rec: dict) -> dict:
         text = f"{rec['error']} in {self.name(rec['node'])}: {rec['message']}"
         return {"node": self.nid(rec["node"]), "error": text, "text": text}
 
-    def _backward_end(self, rec: dict) -> dict:
+    def on_backward_end(self, rec: dict) -> dict:
         return {"queue": [], "text": f"backward #{self.passes} finished"}
 
     # --- formatting ----------------------------------------------------------------------

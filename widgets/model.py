@@ -37,7 +37,14 @@ class GNode:
     grad: str | None = None  # formatted .grad of a small leaf at drawing time
     freed: bool = False  # a saved tensor already released by backward
     module: str | None = None  # qualified module name that created it ("" = the root module)
-    order: float = 0.0  # forward creation order (sequence number) of backward nodes
+
+    def title(self) -> str:
+        """What the node is called in the picture and in the player's panel."""
+        if self.kind == "saved":
+            return f"saved {self.name}"
+        if self.kind == "leaf" and not self.name:
+            return "leaf"
+        return self.name
 
 
 @dataclass

@@ -104,5 +104,7 @@ class ModuleMap:
         else (made inside a module) with the node that uses it."""
         if t not in self.inputs:
             return default
-        path = self.inputs[t]
-        return path.rpartition(".")[0] or None if path else None
+        outermost = self.inputs[t]
+        if not outermost:  # passed into the model itself
+            return None
+        return outermost.rpartition(".")[0] or None

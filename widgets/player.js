@@ -9,6 +9,7 @@
 const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
 const ZOOMS = ["fit", "50%", "100%", "200%"];
 const BASE_DELAY_MS = 700;
+const MAX_LINES = 40; // longer panel lists are cut (a big graph waits on hundreds of nodes)
 // when several things happen to one element, the later one in this list wins
 const PRIORITY = ["mg-hidden", "mg-done", "mg-ready", "mg-freed-now", "mg-current", "mg-updated",
                   "mg-active", "mg-error"];
@@ -220,15 +221,21 @@ function render({ model, el }) {
     paintPanel();
   }
 
+  const shownLines = {}; // section -> the text it shows now (unchanged sections are not touched)
   function fill(key, lines, empty) {
     const box = sections[key];
-    if (!box) return;
+    const text = lines.join("\n");
+    if (!box || shownLines[key] === text) return;
+    shownLines[key] = text;
     box.textContent = "";
     if (!lines.length) {
       box.appendChild(h("div", "mg-empty", empty));
       return;
     }
-    for (const line of lines) box.appendChild(h("div", "mg-line", line));
+    for (const line of lines.slice(0, MAX_LINES)) box.appendChild(h("div", "mg-line", line));
+    if (lines.length > MAX_LINES) {
+      box.appendChild(h("div", "mg-empty", `… and ${lines.length - MAX_LINES} more`));
+    }
   }
 
   function paintPanel() {

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minigrad.autograd.observe import record_steps
 
@@ -23,6 +23,10 @@ from .frames import make_frames
 from .model import Graph
 from .modules import ModuleMap
 from .walk import GraphBuilder
+
+if TYPE_CHECKING:  # the view and players import this module
+    from .player import Player
+    from .view import GraphView
 
 
 class Trace:
@@ -52,13 +56,13 @@ class Trace:
         """One JSON-ready frame per record (see frames.py)."""
         return make_frames(self.records, self.builder)
 
-    def draw(self, **options: Any):
+    def draw(self, **options: Any) -> GraphView:
         """The static view of the recorded graph (options as for GraphView)."""
         from .view import GraphView
 
         return GraphView(self.graph, classes=self.classes, **options)
 
-    def player(self, **options: Any):
+    def player(self, **options: Any) -> Player:
         """The animated player for this trace."""
         from .player import BackwardPlayer, ForwardPlayer
 

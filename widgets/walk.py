@@ -87,8 +87,7 @@ class GraphBuilder:
             return gnode.id
         shape = adapters.output_shape(node) or shape
         gnode = g.add_node("backward", adapters.node_name(node), shape=shape,
-                           module=self.modules.module_of.get(node),
-                           order=adapters.sequence_nr(node))
+                           module=self.modules.module_of.get(node))
         self.node_id[node] = gnode.id
         queue.append(node)
         return gnode.id
@@ -136,13 +135,14 @@ class GraphBuilder:
         else:
             kind, default = "constant", "constant"
             module = self.modules.input_module(t, module)
-        values = format_values(adapters.to_numpy(t), self.value_limit) \
-            if t.numel() <= self.value_limit else None
-        grad = adapters.stored_grad(t)
-        node = self.graph.add_node(
-            kind, self.name_of(t, default), shape=tuple(t.shape), values=values,
-            grad=format_values(adapters.to_numpy(grad), self.value_limit)
-            if grad is not None and grad.numel() <= self.value_limit else None,
-            module=module)
+        node = self.graph.add_node(kind, self.name_of(t, default), shape=tuple(t.shape),
+                                   values=self._values(t),
+                                   grad=self._values(adapters.stored_grad(t)), module=module)
         self.tensor_id[t] = node.id
         return node.id
+
+    def _values(self, t: Any | None) -> str | None:
+        """Formatted values of a small tensor (a big one is not even copied out)."""
+        if t is None or t.numel() > self.value_limit:
+            return None
+        return format_values(adapters.to_numpy(t), self.value_limit)

@@ -83,6 +83,11 @@ def conv2d_weight_grad(x: np.ndarray, g: np.ndarray, w_shape: tuple, stride: int
     return _impl(g.dtype).conv2d_weight_grad(x, g, w_shape, stride, pad)
 
 
+def conv2d_bias_grad(g: np.ndarray) -> np.ndarray:
+    """(N,O,Ho,Wo) output gradient -> (O,) bias gradient."""
+    return _impl(g.dtype).conv2d_bias_grad(g)
+
+
 def max_pool2d_forward(x: np.ndarray, k: int, stride: int, pad: int):
     """(values, flat indices into x.ravel()) of each k x k window's maximum."""
     return _impl(x.dtype).max_pool2d_forward(x, k, stride, pad)

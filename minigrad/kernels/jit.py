@@ -34,6 +34,10 @@ def conv2d_weight_grad(x: np.ndarray, g: np.ndarray, w_shape: tuple, stride: int
     return jit_conv.conv2d_weight_grad(_c(x), _c(g), tuple(w_shape), stride, pad, parts)
 
 
+def conv2d_bias_grad(g: np.ndarray) -> np.ndarray:
+    return jit_conv.conv2d_bias_grad(_c(g))
+
+
 def max_pool2d_forward(x: np.ndarray, k: int, stride: int, pad: int):
     return jit_pool.max_pool2d_forward(_c(x), k, stride, pad)
 

@@ -1,4 +1,4 @@
-"""numba conv2d kernels: forward, input gradient, weight gradient (twins of numpy_ref's).
+"""numba conv2d kernels: forward, input, weight and bias gradients (twins of numpy_ref's).
 
 Images in lessons are small (8x8 digits) and channels few (16-32), so every kernel keeps the
 output-channel axis innermost and contiguous: that loop vectorizes, the spatial loops are too
@@ -132,3 +132,17 @@ def conv2d_weight_grad(x, g, w_shape, stride, pad, parts):
                 for j in range(kw):
                     gw[oi, ci, i, j] = total[ci, i, j, oi]
     return gw
+
+
+@njit(cache=True)
+def conv2d_bias_grad(g):
+    n, o, ho, wo = g.shape
+    gb = np.zeros(o, g.dtype)
+    for b in range(n):
+        for oi in range(o):
+            s = g.dtype.type(0)
+            for y in range(ho):
+                for xo in range(wo):
+                    s += g[b, oi, y, xo]
+            gb[oi] += s
+    return gb

@@ -9,6 +9,7 @@ import numpy as np
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import indexing, inplace, linalg, nn, reduction, shape
+from .. import creation
 from ._record import as_tensor_like
 
 # --- operators ---------------------------------------------------------------------------
@@ -88,6 +89,12 @@ def _elementwise_test(op):
     return method
 
 
+def _random_fill(self: Tensor, fill, *params: float) -> Tensor:
+    """In-place random init: PyTorch's leaf check and version bump apply, as for add_."""
+    inplace._check(self)
+    return fill(self, *params)
+
+
 def _new(kind):
     def method(self: Tensor, *size: Any, dtype=None, requires_grad: bool = False) -> Tensor:
         size = shape._shape_arg(size)
@@ -142,6 +149,8 @@ METHODS = {
     "bool": lambda self: shape.to_dtype(self, _dt().bool_),
     "type_as": lambda self, other: shape.to_dtype(self, other.dtype),
     "new_zeros": _new("zeros"), "new_ones": _new("ones"),
+    "uniform_": lambda self, a=0.0, b=1.0: _random_fill(self, creation.uniform_, a, b),
+    "normal_": lambda self, mean=0.0, std=1.0: _random_fill(self, creation.normal_, mean, std),
     # in place
     "add_": _inplace_binary(ew.add), "sub_": _inplace_binary(ew.sub),
     "mul_": _inplace_binary(ew.mul), "div_": _inplace_binary(ew.div),

@@ -2,10 +2,14 @@
 
 conv2d's forward F(x, w), input-gradient Gx(g, w) and weight-gradient Gw(x, g) are each others'
 derivatives, so double backward through a convolution works without any extra formulas.
+cross_entropy computes log_softmax and the per-sample losses in one kernel but records
+PyTorch's two nodes. Backward formulas that are not kernels run as one numpy/kernel call unless
+create_graph asks for a differentiable graph (`_formula`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,13 +31,21 @@ def _pair(v: Any) -> int:
     return int(v)
 
 
+def _formula(inputs: tuple, kernel: Callable[[], np.ndarray], op: Callable[[], Tensor]) -> Tensor:
+    """A backward formula: `op` (Tensor ops, recorded) when create_graph builds a graph through
+    `inputs`, else one `kernel` call on the arrays (no per-op overhead)."""
+    return op() if should_record(inputs) else Tensor._wrap(kernel())
+
+
 class ConvolutionBackward0(Node):
     def backward(self, g):
         x, w = self.saved("input"), self.saved("weight")
         s, p = self.stride, self.padding
         gx = conv2d_input_grad(g, w, x.shape, s, p) if self.next_functions[0][0] else None
         gw = conv2d_weight_grad(x, g, w.shape, s, p) if self.next_functions[1][0] else None
-        gb = g.sum((0, 2, 3)) if self.next_functions[2][0] else None
+        gb = None
+        if self.next_functions[2][0]:
+            gb = _formula((g,), lambda: kernels.conv2d_bias_grad(g._data), lambda: g.sum((0, 2, 3)))
         return gx, gw, gb
 
 
@@ -169,11 +181,13 @@ class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
 
     def backward(self, g):
         r = self.saved("result")
-        if should_record((g, r)):  # create_graph: differentiable formula
-            return super().backward(g)
-        rows = kernels.log_softmax_backward(g._data.reshape(-1, r.shape[-1]), r._data.reshape(
-            -1, r.shape[-1]))
-        return (Tensor._wrap(rows.reshape(r.shape)),)
+        rows = (-1, r.shape[-1])  # a 1-d input is one row
+
+        def kernel() -> np.ndarray:
+            out = kernels.log_softmax_backward(g._data.reshape(rows), r._data.reshape(rows))
+            return out.reshape(r.shape)
+
+        return (_formula((g, r), kernel, lambda: LogSoftmaxBackward0.backward(self, g)[0]),)
 
 
 def _class_targets(target: Tensor, shape: tuple, ignore_index: int) -> np.ndarray:
@@ -248,7 +262,7 @@ def cross_entropy(x: Tensor, target: Tensor, reduction: str = "mean",
 
 def _soft_cross_entropy(x: Tensor, probs: Tensor, reduction: str) -> Tensor:
     """Class-probability targets, written the way torch writes them (same graph)."""
-    dim = x.ndim - 1 if x.ndim < 2 else 1
+    dim = 1 if x.ndim > 1 else 0
     prod = x.log_softmax(dim) * probs
     if reduction == "none":
         return -prod.sum(dim)
@@ -259,11 +273,12 @@ def _soft_cross_entropy(x: Tensor, probs: Tensor, reduction: str) -> Tensor:
 class MseLossBackward0(Node):
     def backward(self, g):
         x, t = self.saved("self"), self.saved("target")
-        diff = (x - t) * 2
-        if self.reduction == "mean":
-            diff = diff / x._data.size
-        grad = diff * g
-        return grad, -grad
+        scale = 2 / x._data.size if self.reduction == "mean" else 2
+        grad = _formula((x, t, g), lambda: (x._data - t._data) * (scale * g._data),
+                        lambda: (x - t) * scale * g)
+        if self.next_functions[1][0] is None:
+            return grad, None
+        return grad, _formula((grad,), lambda: -grad._data, lambda: -grad)
 
 
 def mse_loss(x: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:

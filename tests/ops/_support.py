@@ -152,12 +152,14 @@ def outcome(fn: Callable[[ModuleType], Any], lib: ModuleType) -> tuple:
         value = fn(lib)
     except Exception as exc:  # the error is the outcome being compared
         return ("raises", type(exc).__name__, str(exc))
-    return describe(value)
+    return ("returns", describe(value))
 
 
 def describe(value: Any) -> Any:
     if isinstance(value, (tuple, list)):  # namedtuples (max's values, indices) become tuples
         return (tuple if isinstance(value, tuple) else list)(describe(v) for v in value)
+    if type(value).__name__ == "dtype":
+        return ("dtype", dtype_name(value))
     if hasattr(value, "grad_fn") and hasattr(value, "dtype"):
         return ("tensor", dtype_name(value.dtype), tuple(value.shape),
                 value.detach().tolist(), value.requires_grad, node_name(value.grad_fn))

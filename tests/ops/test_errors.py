@@ -111,15 +111,6 @@ ERRORS = {
     "nll_loss_float_target": lambda L: F(L).nll_loss(x(L), L.tensor([0.0, 1.0])),
 }
 
-NOT_OURS = {
-    "nll_loss_float_target": "ops/nn.py: a float target raises 'expected scalar type Long but "
-                             "found float32'; PyTorch says 'expected target dtype to be Long or "
-                             "Byte, but got Float'",
-}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=NOT_OURS[n])) if n in NOT_OURS
-    else n for n in ERRORS])
+@pytest.mark.parametrize("name", ERRORS)
 def test_error_matches_torch(name: str) -> None:
     assert_same_outcome(ERRORS[name])

@@ -23,11 +23,6 @@ def targets(L: ModuleType, *values: int) -> Any:
     return L.tensor(list(values))
 
 
-UNBATCHED_NLL = pytest.mark.xfail(strict=True, reason=(
-    "ops/nn.py: nll_loss on a 1-d input unsqueezes it first, so the graph has an extra "
-    "UnsqueezeBackward0 under NllLossBackward0; PyTorch records NllLossBackward0 on the 1-d "
-    "input directly"))
-
 CONV = [
     op("conv2d", lambda L, x, w: F(L).conv2d(x, w), (2, 3, 6, 5), (4, 3, 3, 3)),
     op("conv2d_bias", lambda L, x, w, b: F(L).conv2d(x, w, b), (2, 3, 5, 5), (4, 3, 3, 3), (4,)),
@@ -67,14 +62,13 @@ LOSSES = [
        lambda L, x: F(L).cross_entropy(x, targets(L, 1, -100, 0)), (3, 4)),
     op("cross_entropy_ignore_index",
        lambda L, x: F(L).cross_entropy(x, targets(L, 1, 2, 0), ignore_index=2), (3, 4)),
-    op("cross_entropy_unbatched", lambda L, x: F(L).cross_entropy(x, L.tensor(2)), (5,),
-       marks=UNBATCHED_NLL),
+    op("cross_entropy_unbatched", lambda L, x: F(L).cross_entropy(x, L.tensor(2)), (5,)),
     op("cross_entropy_probabilities",
-       lambda L, x, p: F(L).cross_entropy(x, p.softmax(1)), (3, 4), (3, 4),
-       marks=pytest.mark.xfail(strict=True, reason=(
-           "ops/nn.py: cross_entropy with class-probability targets and reduction='mean' "
-           "records MeanBackward0(NegBackward0(SumBackward1)); PyTorch computes "
-           "-(logp * target).sum() / batch: DivBackward1(NegBackward0(SumBackward0))"))),
+       lambda L, x, p: F(L).cross_entropy(x, p.softmax(1)), (3, 4), (3, 4)),
+    op("cross_entropy_probabilities_sum",
+       lambda L, x, p: F(L).cross_entropy(x, p.softmax(1), reduction="sum"), (3, 4), (3, 4)),
+    op("cross_entropy_probabilities_none",
+       lambda L, x, p: F(L).cross_entropy(x, p.softmax(1), reduction="none"), (3, 4), (3, 4)),
     op("nll_loss", lambda L, x: F(L).nll_loss(x.log_softmax(1), targets(L, 0, 2, 1)), (3, 4)),
     op("nll_loss_raw", lambda L, x: F(L).nll_loss(x, targets(L, 2, 0)), (2, 3)),
     op("nll_loss_sum",
@@ -82,8 +76,7 @@ LOSSES = [
     op("nll_loss_none",
        lambda L, x: F(L).nll_loss(x, targets(L, 1, 1), reduction="none"), (2, 3)),
     op("nll_loss_ignore", lambda L, x: F(L).nll_loss(x, targets(L, 1, -100)), (2, 3)),
-    op("nll_loss_unbatched", lambda L, x: F(L).nll_loss(x, L.tensor(0)), (4,),
-       marks=UNBATCHED_NLL),
+    op("nll_loss_unbatched", lambda L, x: F(L).nll_loss(x, L.tensor(0)), (4,)),
 ]
 
 

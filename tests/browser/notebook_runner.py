@@ -1,0 +1,56 @@
+"""Open a notebook in the test JupyterLab and run it, as the browser-harness recipe does.
+
+Kept out of conftest.py so test modules import it by a name no other conftest can shadow.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[2]
+NB_DIR = ROOT / "notebooks"
+ARTIFACTS = ROOT / "artifacts"
+SHOT_DIR = ARTIFACTS / "screenshots"
+SENTINEL = "ALL_CELLS_DONE"
+
+
+def run_notebook(page, lab, nb, stem: str, timeout_ms: int = 120_000) -> str:
+    """Write `nb` WITHOUT outputs/widget state under a unique name (own kernel, no stale widget
+    views), open it, wait for a live idle kernel, Run All Cells, wait for the sentinel."""
+    from playwright.sync_api import expect
+
+    for c in nb.cells:
+        if c.cell_type == "code":
+            c.outputs, c.execution_count = [], None
+    nb.metadata.pop("widgets", None)
+    # without a kernelspec JupyterLab asks which kernel to start (a dialog over the page)
+    nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3",
+                                          "language": "python"})
+    nb.cells.append(nbformat.v4.new_code_cell(f"print('{SENTINEL[:4]}' + '{SENTINEL[4:]}')"))
+    name = f"{stem}-{uuid.uuid4().hex[:8]}.ipynb"
+    nbformat.write(nb, lab.root / name)
+
+    page.goto(lab.lab_url(name))
+    # NOT .jp-Notebook-ExecutionIndicator[data-status=idle]: it reads idle while
+    # "No Kernel | Initializing"
+    expect(page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\) \| Idle$"))) \
+        .to_be_visible(timeout=timeout_ms)
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+    expect(page.locator(".jp-OutputArea-output", has_text=SENTINEL)) \
+        .to_be_visible(timeout=timeout_ms)
+    expect(page.locator(".jp-OutputArea-output", has_text="Error displaying widget")) \
+        .to_have_count(0)
+    expect(page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
+                        has_text="Traceback")).to_have_count(0)
+    return name
+
+
+def open_and_run_all(page, lab, notebook: str, timeout_ms: int = 120_000) -> str:
+    """Run a copy of notebooks/<notebook> (see run_notebook)."""
+    nb = nbformat.read(NB_DIR / notebook, as_version=4)
+    return run_notebook(page, lab, nb, Path(notebook).stem, timeout_ms)
