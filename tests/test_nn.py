@@ -699,9 +699,6 @@ def test_module_warns_on_no_warnings_in_plain_use() -> None:
 # ---------------------------------------------------------------- core bugs met on the way
 
 
-@pytest.mark.xfail(reason="core bug: minigrad/__init__.py rebinds `bool` to the bool dtype, so "
-                          "equal() and allclose() call the dtype instead of builtins.bool",
-                   strict=True)
 def test_equal_and_allclose_compare_parameters() -> None:
     import minigrad
 

@@ -82,7 +82,7 @@ def programs(draw: st.DrawFn) -> dict:
         drop = int(rng.integers(0, len(base) + 1))
         shapes.append(tuple(1 if rng.random() < 0.3 else s for s in base[drop:]))
     steps = []
-    for _ in range(draw(st.integers(1, 6))):
+    for _ in range(draw(st.integers(2, 6))):
         n = len(shapes) + len(steps)
         a, b = (int(i) for i in rng.integers(0, n, 2))
         if rng.random() < 0.5:
@@ -93,11 +93,15 @@ def programs(draw: st.DrawFn) -> dict:
 
 
 def run_program(lib: ModuleType, prog: dict, leaves: list) -> Any:
+    """The sum of every op's result (all shapes broadcast together), so each op counts."""
     nodes = list(leaves)
     for kind, name, i, j in prog["steps"]:
         nodes.append(UNARY[name](lib, nodes[i]) if kind == "u" else
                      BINARY[name](lib, nodes[i], nodes[j]))
-    return nodes[-1]
+    out = nodes[len(leaves)]
+    for node in nodes[len(leaves) + 1:]:
+        out = out + node
+    return out
 
 
 def leaf_arrays(prog: dict) -> tuple[list[np.ndarray], np.random.Generator]:
