@@ -1,0 +1,9 @@
+"""Shared helpers for the lessons: exercise feedback and the setup check.
+
+Each lesson keeps its own check functions in `labkit/lessonNN.py`; they report with `verdict`
+so every exercise answers in the same voice: what is right, or exactly what is wrong.
+"""
+
+from .feedback import Verdict, close, verdict
+
+__all__ = ["Verdict", "close", "verdict"]

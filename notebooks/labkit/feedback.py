@@ -1,0 +1,55 @@
+"""How an exercise answers: one line for a pass, one specific line per problem otherwise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+UNANSWERED = Ellipsis  # student copies leave `...` where the answer goes
+
+
+class Verdict:
+    """Collects problems while a check runs; prints the outcome and tells the notebook."""
+
+    def __init__(self, exercise: str) -> None:
+        self.exercise = exercise
+        self.problems: list[str] = []
+
+    def require(self, ok: bool, problem: str) -> bool:
+        """Record `problem` unless `ok`; returns ok so checks can stop early."""
+        if not ok:
+            self.problems.append(problem)
+        return ok
+
+    def answered(self, value: Any, what: str) -> bool:
+        return self.require(value is not UNANSWERED, f"{what} is still `...`: fill it in first.")
+
+    def done(self, success: str) -> bool:
+        if self.problems:
+            print(f"✗ {self.exercise}: not yet.")
+            for p in self.problems:
+                print(f"  - {p}")
+            return False
+        print(f"✓ {self.exercise}: {success}")
+        return True
+
+
+def verdict(exercise: str) -> Verdict:
+    return Verdict(exercise)
+
+
+def close(actual: Any, expected: Any, rtol: float = 1e-5, atol: float = 1e-6) -> bool:
+    """Numerically equal, for tensors of minigrad or torch, numpy arrays or numbers."""
+    def arr(v: Any) -> np.ndarray:
+        if hasattr(v, "detach"):
+            v = v.detach()
+        if hasattr(v, "tolist"):
+            v = v.tolist()
+        return np.asarray(v, dtype=float)
+
+    try:
+        a, e = arr(actual), arr(expected)
+    except (TypeError, ValueError):
+        return False
+    return a.shape == e.shape and bool(np.allclose(a, e, rtol=rtol, atol=atol))
