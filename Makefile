@@ -11,14 +11,16 @@ NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 NBVAL_SANITIZE := $(wildcard notebooks/sanitize.cfg)
 NBVAL_ARGS := $(if $(NOTEBOOKS),--nbval notebooks $(if $(NBVAL_SANITIZE),--nbval-sanitize-with $(NBVAL_SANITIZE)))
 
-.PHONY: lab test install sysdeps pydeps lint bench clean
+.PHONY: lab test install sysdeps pydeps lint bench clean notebooks student html
+
+LESSONS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 
 lab: install
 	$(PYTHON) -m jupyter lab notebooks/
 
 # pytest exit 5 means "no tests collected": reported, not treated as a failure.
 test: install
-	$(PYTHON) -m pytest $(PYTEST_ARGS) tests $(NBVAL_ARGS) || { rc=$$?; \
+	$(PYTHON) -m pytest -n 2 --dist loadfile $(PYTEST_ARGS) tests $(NBVAL_ARGS) || { rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; else exit $$rc; fi; }
 
 install: sysdeps pydeps
@@ -47,5 +49,21 @@ bench: install
 	@if [ -d benchmarks ]; then $(PYTHON) -m benchmarks; \
 	else echo "bench: no benchmarks/ directory yet"; fi
 
+# Authors: re-execute every lesson in place so its stored outputs (what nbval compares) are fresh.
+# Widget state is not stored: the explorer's outputs carry their own static SVG fallback.
+notebooks: install
+	@for nb in $(LESSONS); do echo "executing $$nb"; \
+	  (cd notebooks && $(PYTHON) -m jupyter nbconvert --to notebook --execute --inplace \
+	    --ExecutePreprocessor.store_widget_state=False --ExecutePreprocessor.timeout=120 \
+	    "$$(basename $$nb)") || exit 1; done
+
+# Student copies: solutions replaced by stubs, outputs cleared, written to student/ (gitignored).
+student:
+	$(PYTHON) scripts/make_student_copies.py --out student
+
+# Static HTML of the whole suite from the stored outputs (graphs as SVG, no JavaScript needed).
+html:
+	$(PYTHON) scripts/export_html.py --out artifacts/html
+
 clean:
-	rm -rf $(STAMP_DIR) build *.egg-info artifacts
+	rm -rf $(STAMP_DIR) build *.egg-info artifacts student

@@ -120,7 +120,8 @@ def gradients(lib: ModuleType, prog: dict, arrays: list[np.ndarray], upstream: n
 
 def dense(grads: list, arrays: list[np.ndarray]) -> list[np.ndarray]:
     """Gradients as arrays; an unused leaf (None) has a zero gradient."""
-    return [np.zeros(a.shape) if g is None else to_numpy(g) for g, a in zip(grads, arrays)]
+    return [np.zeros(a.shape) if g is None else to_numpy(g)
+            for g, a in zip(grads, arrays, strict=True)]
 
 
 def upstream_for(lib: ModuleType, prog: dict, arrays: list[np.ndarray],
@@ -140,7 +141,7 @@ def test_random_graph_gradients_match_torch_and_finite_differences(prog: dict) -
     np.testing.assert_allclose(to_numpy(out_m), to_numpy(out_t), rtol=1e-10, atol=1e-12)
     assert str(out_m.dtype).endswith("float64")
     mine, theirs = dense(grads_m, arrays), dense(grads_t, arrays)
-    for m, t in zip(mine, theirs):
+    for m, t in zip(mine, theirs, strict=True):
         np.testing.assert_allclose(m, t, rtol=1e-8, atol=1e-10)
 
     # central differences of f(x) = sum(out * upstream) along random directions
@@ -152,10 +153,10 @@ def test_random_graph_gradients_match_torch_and_finite_differences(prog: dict) -
     eps = 1e-6
     for _ in range(2):
         direction = [rng.standard_normal(a.shape) for a in arrays]
-        plus = f([a + eps * d for a, d in zip(arrays, direction)])
-        minus = f([a - eps * d for a, d in zip(arrays, direction)])
+        plus = f([a + eps * d for a, d in zip(arrays, direction, strict=True)])
+        minus = f([a - eps * d for a, d in zip(arrays, direction, strict=True)])
         numeric = (plus - minus) / (2 * eps)
-        analytic = sum(float((g * d).sum()) for g, d in zip(mine, direction))
+        analytic = sum(float((g * d).sum()) for g, d in zip(mine, direction, strict=True))
         assert analytic == pytest.approx(numeric, rel=1e-5, abs=1e-6)
 
 
@@ -168,7 +169,7 @@ def test_random_graph_second_order_gradients_match_torch(prog: dict) -> None:
     results = []
     for lib in (torch, minigrad):
         _, leaves, grads = gradients(lib, prog, arrays, upstream, create_graph=True)
-        terms = [(g * lib.tensor(w)).sum() for g, w in zip(grads, weights)
+        terms = [(g * lib.tensor(w)).sum() for g, w in zip(grads, weights, strict=True)
                  if g is not None and g.requires_grad]
         if not terms:  # every gradient is constant: nothing to differentiate again
             results.append(None)
@@ -180,7 +181,7 @@ def test_random_graph_second_order_gradients_match_torch(prog: dict) -> None:
         assert actual is None or all(not a.any() for a in actual)
         return
     assert actual is not None, "minigrad's first-order gradients do not require grad"
-    for m, t in zip(actual, expected):
+    for m, t in zip(actual, expected, strict=True):
         np.testing.assert_allclose(m, t, rtol=1e-8, atol=1e-10)
 
 
@@ -196,11 +197,9 @@ def shape_step(draw: st.DrawFn, shape: tuple) -> tuple:
     """One shape/indexing op valid (or deliberately invalid, rarely) for a tensor of `shape`."""
     n = len(shape)
     numel = int(np.prod(shape))
-    kinds = ["reshape", "view", "unsqueeze", "flatten", "contiguous"]
-    if n:
-        kinds += ["permute", "transpose", "squeeze", "index", "index_adv", "expand", "mask"]
-    if n <= 2:
-        kinds.append("t")
+    # hypothesis favours the first entries: the indexing kinds lead
+    kinds = ["index", "index_adv", "mask", "permute", "transpose", "squeeze", "expand"] if n else []
+    kinds += ["reshape", "view", "unsqueeze", "flatten", "contiguous"] + (["t"] if n <= 2 else [])
     kind = draw(st.sampled_from(kinds))
     if kind in ("reshape", "view"):
         first = draw(st.sampled_from(_divisors(numel))) if numel else 0
@@ -234,8 +233,8 @@ def shape_step(draw: st.DrawFn, shape: tuple) -> tuple:
             elif part == "none":
                 key.append(None)
             elif part == "slice":
-                key.append(slice(draw(st.integers(-size - 1, size)), draw(st.integers(-size, size + 1)),
-                                 draw(st.integers(1, 3))))
+                key.append(slice(draw(st.integers(-size - 1, size)),
+                                 draw(st.integers(-size, size + 1)), draw(st.integers(1, 3))))
             else:
                 key.append(slice(None))
         if draw(st.booleans()):
@@ -299,7 +298,7 @@ def chain_outcome(lib: ModuleType, shape: tuple, steps: list) -> tuple:
         return ("raises", type(exc).__name__)
     weights = np.cos(np.arange(y.numel())).reshape(tuple(y.shape))
     (y * lib.tensor(weights)).sum().backward()
-    return (tuple(y.shape), to_numpy(y).tolist(), graph_of(y), to_numpy(x.grad).tolist())
+    return (tuple(y.shape), graph_of(y), to_numpy(y), to_numpy(x.grad))
 
 
 @SETTINGS
@@ -308,4 +307,6 @@ def test_random_shape_and_indexing_chains_match_torch(chain: tuple) -> None:
     shape, steps = chain
     expected = chain_outcome(torch, shape, steps)
     actual = chain_outcome(minigrad, shape, steps)
-    assert actual == expected, f"steps {steps} on {shape}"
+    assert actual[:2] == expected[:2], f"steps {steps} on {shape}"
+    for a, e in zip(actual[2:], expected[2:], strict=True):  # gradients may sum in another order
+        np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-12, err_msg=f"steps {steps}")

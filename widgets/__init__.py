@@ -18,6 +18,17 @@ from .trace import record_backward, record_forward
 from .view import GraphTooLargeError, GraphView
 from .walk import GraphBuilder
 
-__all__ = ["BackwardPlayer", "DotNotFoundError", "ForwardPlayer", "GEdge", "GNode", "Graph",
-           "GraphBuilder", "GraphTooLargeError", "GraphView", "draw_graph", "record_backward",
-           "record_forward"]
+__all__ = [
+    "BackwardPlayer",
+    "DotNotFoundError",
+    "ForwardPlayer",
+    "GEdge",
+    "GNode",
+    "Graph",
+    "GraphBuilder",
+    "GraphTooLargeError",
+    "GraphView",
+    "draw_graph",
+    "record_backward",
+    "record_forward",
+]

@@ -75,8 +75,10 @@ def saved_slots(node: Any) -> list[SavedSlot]:
     Non-tensor saved values (ints, sizes) are not tensors and are left out.
     """
     if hasattr(node, "saved_tensor_slots"):
-        return [(name, tuple(shape) if shape is not None else None, bool(freed))
-                for name, shape, freed in node.saved_tensor_slots()]
+        return [
+            (name, tuple(shape) if shape is not None else None, bool(freed))
+            for name, shape, freed in node.saved_tensor_slots()
+        ]
     if not is_torch(node):
         return []
     slots = []
@@ -86,10 +88,10 @@ def saved_slots(node: Any) -> list[SavedSlot]:
         try:
             value = getattr(node, attr)
         except RuntimeError:
-            slots.append((attr[len("_saved_"):], None, True))
+            slots.append((attr[len("_saved_") :], None, True))
             continue
         if is_tensor(value):
-            slots.append((attr[len("_saved_"):], tuple(value.shape), False))
+            slots.append((attr[len("_saved_") :], tuple(value.shape), False))
     return slots
 
 

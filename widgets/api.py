@@ -5,16 +5,21 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from .modules import ModuleMap
-from .trace import record_forward
+from .trace import builder_for, record_forward
 from .view import MAX_NODES, GraphView
-from .walk import GraphBuilder
 
 
-def draw_graph(*tensors: Any, names: Mapping[str, Any] | None = None, module: Any = None,
-               forward: record_forward | None = None,
-               collapse: bool | Collection[str] | None = None, saved: bool = True,
-               legend: bool = True, max_nodes: int = MAX_NODES, rankdir: str = "TB") -> GraphView:
+def draw_graph(
+    *tensors: Any,
+    names: Mapping[str, Any] | None = None,
+    module: Any = None,
+    forward: record_forward | None = None,
+    collapse: bool | Collection[str] | None = None,
+    saved: bool = True,
+    legend: bool = True,
+    max_nodes: int = MAX_NODES,
+    rankdir: str = "TB",
+) -> GraphView:
     """Draw the backward graph behind `tensors` (several tensors share one picture).
 
     names:   `{"x": x, "h": h}` labels leaves and shows named intermediate tensors.
@@ -25,10 +30,12 @@ def draw_graph(*tensors: Any, names: Mapping[str, Any] | None = None, module: An
     """
     if not tensors:
         raise TypeError("draw_graph needs at least one tensor")
-    modules = forward.modules if forward is not None else ModuleMap(module)
-    if forward is not None:
-        names = {**(forward.names or {}), **(names or {})}
-    builder = GraphBuilder(names=names, modules=modules, saved=saved,
-                           inputs_of=forward.builder.inputs_of if forward is not None else None)
-    return GraphView(builder.add_roots(tensors), classes=modules.classes, collapse=collapse,
-                     legend=legend, max_nodes=max_nodes, rankdir=rankdir)
+    builder = builder_for(forward, module, names, saved)
+    return GraphView(
+        builder.add_roots(tensors),
+        classes=builder.modules.classes,
+        collapse=collapse,
+        legend=legend,
+        max_nodes=max_nodes,
+        rankdir=rankdir,
+    )

@@ -30,8 +30,9 @@ EDGE_STYLE = {
     "constant": dict(style="dashed", color="#aaaaaa", arrowhead="none"),
 }
 FAST_LAYOUT = 400  # above this many drawn nodes, trade some crossings for speed
-FAST_ATTRS = dict(newrank="true", nslimit="2", nslimit1="2", mclimit="0.2", searchsize="20",
-                  remincross="false")
+FAST_ATTRS = dict(
+    newrank="true", nslimit="2", nslimit1="2", mclimit="0.2", searchsize="20", remincross="false"
+)
 
 
 def node_lines(node: GNode) -> list[str]:
@@ -53,10 +54,13 @@ def to_dot(drawing: Drawing, *, legend: bool = True, rankdir: str = "TB") -> gra
     attrs = dict(rankdir=rankdir, nodesep="0.25", ranksep="0.35", bgcolor="transparent")
     if drawing.size > FAST_LAYOUT:
         attrs.update(FAST_ATTRS)
-    g = graphviz.Digraph(graph_attr=attrs,
-                         node_attr=dict(fontname="Helvetica", fontsize="11", height="0.3",
-                                        margin="0.08,0.04", penwidth="1.2"),
-                         edge_attr=dict(arrowsize="0.6", penwidth="1.2"))
+    g = graphviz.Digraph(
+        graph_attr=attrs,
+        node_attr=dict(
+            fontname="Helvetica", fontsize="11", height="0.3", margin="0.08,0.04", penwidth="1.2"
+        ),
+        edge_attr=dict(arrowsize="0.6", penwidth="1.2"),
+    )
     clustered = {nid for cl in drawing.clusters.values() for nid in cl.node_ids}
     for node in drawing.nodes:
         if node.id not in clustered:
@@ -67,24 +71,38 @@ def to_dot(drawing: Drawing, *, legend: bool = True, rankdir: str = "TB") -> gra
             _box(g, box)
     _clusters(g, drawing, boxes)
     for edge in drawing.edges:
-        g.edge(edge.source, edge.target, id=edge.id, **{"class": f"mg-e-{edge.kind}"},
-               **EDGE_STYLE[edge.kind])
+        g.edge(
+            edge.source,
+            edge.target,
+            id=edge.id,
+            **{"class": f"mg-e-{edge.kind}"},
+            **EDGE_STYLE[edge.kind],
+        )
     if legend:
         _legend(g)
     return g
 
 
 def _node(g: graphviz.Digraph, node: GNode) -> None:
-    g.node(node.id, label=html_label(node.title(), node_lines(node)), id=node.id,
-           **{"class": f"mg-n-{node.kind}" + (" mg-freed" if node.freed else "")},
-           **NODE_STYLE[node.kind])
+    g.node(
+        node.id,
+        label=html_label(node.title(), node_lines(node)),
+        id=node.id,
+        **{"class": f"mg-n-{node.kind}" + (" mg-freed" if node.freed else "")},
+        **NODE_STYLE[node.kind],
+    )
 
 
 def _box(g: graphviz.Digraph, box: Box) -> None:
     name = box.path or "(model)"
-    g.node(box.id, label=html_label(f"{name} ({box.cls})", [f"{box.size} nodes inside"]),
-           id=box.id, tooltip=escape_attr(f"{name}: a collapsed module (a player opens it)"),
-           **{"class": "mg-n-module mg-box"}, **NODE_STYLE["module"])
+    g.node(
+        box.id,
+        label=html_label(f"{name} ({box.cls})", [f"{box.size} nodes inside"]),
+        id=box.id,
+        tooltip=escape_attr(f"{name}: a collapsed module (a player opens it)"),
+        **{"class": "mg-n-module mg-box"},
+        **NODE_STYLE["module"],
+    )
 
 
 def _clusters(g: graphviz.Digraph, drawing: Drawing, boxes: dict[str, Box]) -> None:
@@ -94,11 +112,17 @@ def _clusters(g: graphviz.Digraph, drawing: Drawing, boxes: dict[str, Box]) -> N
     for path in sorted(drawing.clusters, key=lambda p: p.count("."), reverse=True):
         cluster = drawing.clusters[path]
         sub = graphviz.Digraph(name=f"cluster_{cluster.id}")
-        sub.attr(id=cluster.id, label=f"<{escape_html(path)} ({escape_html(cluster.cls)})>",
-                 style="rounded,dashed,filled", fillcolor="#fffdf3", color="#b59f3b",
-                 fontsize="10", fontname="Helvetica",
-                 tooltip=escape_attr(f"{path}: a player closes it on a click on the frame"),
-                 **{"class": "mg-cluster"})
+        sub.attr(
+            id=cluster.id,
+            label=f"<{escape_html(path)} ({escape_html(cluster.cls)})>",
+            style="rounded,dashed,filled",
+            fillcolor="#fffdf3",
+            color="#b59f3b",
+            fontsize="10",
+            fontname="Helvetica",
+            tooltip=escape_attr(f"{path}: a player closes it on a click on the frame"),
+            **{"class": "mg-cluster"},
+        )
         for nid in cluster.node_ids:
             if nid in nodes:
                 _node(sub, nodes[nid])
@@ -114,6 +138,13 @@ def _clusters(g: graphviz.Digraph, drawing: Drawing, boxes: dict[str, Box]) -> N
 def _legend(g: graphviz.Digraph) -> None:
     cells = "".join(
         f'<td bgcolor="{NODE_STYLE[k]["fillcolor"]}" border="1">{escape_html(name)}</td>'
-        for k, name in KIND_NAMES.items())
-    g.node("legend", id="legend", shape="plaintext", fontsize="9", fontname="Helvetica",
-           label=f'<<table border="0" cellspacing="2" cellpadding="2"><tr>{cells}</tr></table>>')
+        for k, name in KIND_NAMES.items()
+    )
+    g.node(
+        "legend",
+        id="legend",
+        shape="plaintext",
+        fontsize="9",
+        fontname="Helvetica",
+        label=f'<<table border="0" cellspacing="2" cellpadding="2"><tr>{cells}</tr></table>>',
+    )

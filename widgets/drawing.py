@@ -61,13 +61,14 @@ def module_ids(classes: Mapping[str, str]) -> dict[str, str]:
 
 
 def _prefixes(path: str) -> list[str]:
-    """"" , "a", "a.b" for "a.b": outermost first."""
+    """ "" , "a", "a.b" for "a.b": outermost first."""
     parts = path.split(".") if path else []
     return [""] + [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def plan(graph: Graph, classes: Mapping[str, str] | None = None,
-         collapsed: Collection[str] = ()) -> Drawing:
+def plan(
+    graph: Graph, classes: Mapping[str, str] | None = None, collapsed: Collection[str] = ()
+) -> Drawing:
     """Lay out which elements exist; `classes` maps module paths to class names (or None)."""
     if not classes:
         return Drawing(list(graph.nodes.values()), list(graph.edges.values()))
@@ -118,8 +119,9 @@ def _merge_edges(graph: Graph, owner: dict[str, str], drawing: Drawing) -> None:
             drawing.alias[edge.id] = merged[key].id
 
 
-def _add_clusters(shown: list[GNode], drawing: Drawing, classes: Mapping[str, str],
-                  ids: Mapping[str, str]) -> None:
+def _add_clusters(
+    shown: list[GNode], drawing: Drawing, classes: Mapping[str, str], ids: Mapping[str, str]
+) -> None:
     """A cluster for every non-root module that owns a drawn node, nested like the modules."""
     for node in shown:
         if node.module:

@@ -35,16 +35,23 @@ class FrameMaker:
         plain = {nid: self._plain_name(n) for nid, n in self.graph.nodes.items()}
         twice = Counter(plain.values())
         # display names; ids tell apart nodes that share a name (two MulBackward0s)
-        self.title = {nid: name + (f" ({nid})" if twice[name] > 1 else "")
-                      for nid, name in plain.items()}
+        self.title = {
+            nid: name + (f" ({nid})" if twice[name] > 1 else "") for nid, name in plain.items()
+        }
         self.deps: dict[str, int] = {}
         self.sent: Counter = Counter()  # (source, target, slot) edges already used by this run
         self.passes = 0
 
     def _plain_name(self, node: GNode) -> str:
         if node.kind == "accumulate":
-            leaf = next((self.graph.nodes[e.target] for e in self.out_edges[node.id]
-                         if e.kind == "accumulate"), None)
+            leaf = next(
+                (
+                    self.graph.nodes[e.target]
+                    for e in self.out_edges[node.id]
+                    if e.kind == "accumulate"
+                ),
+                None,
+            )
             return f"AccumulateGrad({leaf.title()})" if leaf is not None else node.name
         return node.title()
 
@@ -77,8 +84,7 @@ class FrameMaker:
     def on_node_created(self, rec: dict) -> dict:
         node = rec["node"]
         inputs = [t for t in rec.get("inputs") or [] if t is not None]
-        args = ", ".join(f"{self._tensor_name(t)} {format_shape(tuple(t.shape))}"
-                         for t in inputs)
+        args = ", ".join(f"{self._tensor_name(t)} {format_shape(tuple(t.shape))}" for t in inputs)
         out = rec.get("output")
         values = format_values(adapters.to_numpy(out)) if out is not None else None
         when = "forward" if self.passes == 0 else "backward with create_graph"
@@ -90,15 +96,20 @@ class FrameMaker:
     def on_backward_start(self, rec: dict) -> dict:
         self.passes += 1
         self.sent.clear()
-        self.deps = {self.nid(n): c for n, c in rec["dependencies"].items()
-                     if self.nid(n) is not None}
+        self.deps = {
+            self.nid(n): c for n, c in rec["dependencies"].items() if self.nid(n) is not None
+        }
         roots = ", ".join(self.name(n) for n in rec.get("root_nodes") or [])
         retain = rec.get("retain_graph")
         mode = "" if retain is None else f", retain_graph={retain}"
         mode += ", create_graph=True" if rec.get("create_graph") else ""
-        return {"pass": self.passes, "deps": dict(self.deps), "queue": [],
-                "text": f"backward #{self.passes} from {roots}{mode}: "
-                        f"{len(self.deps)} nodes wait for gradients"}
+        return {
+            "pass": self.passes,
+            "deps": dict(self.deps),
+            "queue": [],
+            "text": f"backward #{self.passes} from {roots}{mode}: "
+            f"{len(self.deps)} nodes wait for gradients",
+        }
 
     def on_edge(self, rec: dict) -> dict:
         source, target, slot = rec["source"], rec["target"], rec["slot"]
@@ -114,38 +125,54 @@ class FrameMaker:
             self.deps[tid] -= 1
             deps = {tid: self.deps[tid]}
         grad = rec.get("grad")
-        return {"edge": edge, "node": tid, "deps": deps, **self._values(grad),
-                "text": f"{self.name(source)} → {self.name(target)}: gradient "
-                        f"{format_array(grad)}"}
+        return {
+            "edge": edge,
+            "node": tid,
+            "deps": deps,
+            **self._values(grad),
+            "text": f"{self.name(source)} → {self.name(target)}: gradient {format_array(grad)}",
+        }
 
     def on_buffer_sum(self, rec: dict) -> dict:
-        return {"node": self.nid(rec["node"]), **self._values(rec["after"]),
-                "text": f"{self.name(rec['node'])} sums its inputs: "
-                        f"{format_array(rec['before'])} + {format_array(rec['added'])} = "
-                        f"{format_array(rec['after'])}"}
+        return {
+            "node": self.nid(rec["node"]),
+            **self._values(rec["after"]),
+            "text": f"{self.name(rec['node'])} sums its inputs: "
+            f"{format_array(rec['before'])} + {format_array(rec['added'])} = "
+            f"{format_array(rec['after'])}",
+        }
 
     def on_ready(self, rec: dict) -> dict:
         nid = self.nid(rec["node"])
         if nid in self.deps:
             self.deps[nid] = 0
         queue = self.queue(rec["queue"])
-        return {"node": nid, "queue": queue, "deps": {nid: 0} if nid else None,
-                "text": f"{self.name(rec['node'])} is ready (every gradient it waits for has "
-                        f"arrived); queue: {self._names(queue)}"}
+        return {
+            "node": nid,
+            "queue": queue,
+            "deps": {nid: 0} if nid else None,
+            "text": f"{self.name(rec['node'])} is ready (every gradient it waits for has "
+            f"arrived); queue: {self._names(queue)}",
+        }
 
     def on_node_start(self, rec: dict) -> dict:
         grads = rec.get("grad_outputs") or []
-        return {"node": self.nid(rec["node"]), "queue": self.queue(rec["queue"]),
-                **self._values(grads[0] if len(grads) == 1 else None),
-                "text": f"run {self.name(rec['node'])} on grad_output "
-                        f"{self._many(grads)}"}
+        return {
+            "node": self.nid(rec["node"]),
+            "queue": self.queue(rec["queue"]),
+            **self._values(grads[0] if len(grads) == 1 else None),
+            "text": f"run {self.name(rec['node'])} on grad_output {self._many(grads)}",
+        }
 
     def on_node_run(self, rec: dict) -> dict:
         self.sent.clear()
         node = rec["node"]
         outs = rec.get("grad_inputs") or []
-        return {"node": self.nid(node), "done": self.nid(node),
-                "text": f"{self.name(node)} returned grad_inputs {self._many(outs)}"}
+        return {
+            "node": self.nid(node),
+            "done": self.nid(node),
+            "text": f"{self.name(node)} returned grad_inputs {self._many(outs)}",
+        }
 
     def on_accumulate(self, rec: dict) -> dict:
         node, var = rec["node"], rec["variable"]
@@ -153,10 +180,14 @@ class FrameMaker:
         before = "None" if rec["before"] is None else format_array(rec["before"])
         after = format_array(rec["after"])
         title = self.title.get(leaf, "leaf")
-        return {"node": self.nid(node), "edge": self.b.accumulate_edge.get(node),
-                "done": self.nid(node), **self._values(rec["after"]),
-                "leaf": {"id": leaf, "name": title, "before": before, "after": after},
-                "text": f"{title}.grad: {before} + {format_array(rec['added'])} → {after}"}
+        return {
+            "node": self.nid(node),
+            "edge": self.b.accumulate_edge.get(node),
+            "done": self.nid(node),
+            **self._values(rec["after"]),
+            "leaf": {"id": leaf, "name": title, "before": before, "after": after},
+            "text": f"{title}.grad: {before} + {format_array(rec['added'])} → {after}",
+        }
 
     def on_hook(self, rec: dict) -> dict:
         grad = rec.get("grad")
@@ -169,23 +200,34 @@ class FrameMaker:
         else:
             result = f"returned {format_array(returned)}"
         slot = "" if rec.get("slot") is None else f" slot {rec['slot']}"
-        text = (f"{rec['hook']} hook {rec['fn']} on {self.name(rec['node'])}{slot}: saw "
-                f"{shown}, {result}")
+        text = (
+            f"{rec['hook']} hook {rec['fn']} on {self.name(rec['node'])}{slot}: saw "
+            f"{shown}, {result}"
+        )
         return {"node": self.nid(rec["node"]), "hook": text, "text": text}
 
     def on_capture(self, rec: dict) -> dict:
-        return {"node": self.nid(rec["node"]), **self._values(rec.get("grad")),
-                "text": f"autograd.grad captures {format_array(rec.get('grad'))} for input "
-                        f"{rec.get('index')}"}
+        return {
+            "node": self.nid(rec["node"]),
+            **self._values(rec.get("grad")),
+            "text": f"autograd.grad captures {format_array(rec.get('grad'))} for input "
+            f"{rec.get('index')}",
+        }
 
     def on_freed(self, rec: dict) -> dict:
         node = rec["node"]
-        ids = [self.b.saved_id[(node, n)] for n in rec.get("saved") or []
-               if (node, n) in self.b.saved_id]
+        ids = [
+            self.b.saved_id[(node, n)]
+            for n in rec.get("saved") or []
+            if (node, n) in self.b.saved_id
+        ]
         names = ", ".join(rec.get("saved") or [])
-        return {"node": self.nid(node), "freed": ids,
-                "text": f"{self.name(node)} frees its saved tensors ({names}): retain_graph "
-                        "was not set"}
+        return {
+            "node": self.nid(node),
+            "freed": ids,
+            "text": f"{self.name(node)} frees its saved tensors ({names}): retain_graph "
+            "was not set",
+        }
 
     def on_error(self, rec: dict) -> dict:
         text = f"{rec['error']} in {self.name(rec['node'])}: {rec['message']}"

@@ -54,7 +54,7 @@ def format_values(values: np.ndarray | None, limit: int = VALUE_LIMIT) -> str | 
         return "[]"
     items = [_scalar(v) for v in arr.ravel().tolist()]
     for size in reversed(arr.shape):  # innermost axis first: group into nested brackets
-        items = ["[" + ", ".join(items[i:i + size]) + "]" for i in range(0, len(items), size)]
+        items = ["[" + ", ".join(items[i : i + size]) + "]" for i in range(0, len(items), size)]
     return items[0]
 
 
@@ -77,5 +77,7 @@ def format_array(values: np.ndarray | None, limit: int = 64) -> str:
     if short is not None:
         return short
     flat = arr.astype(np.float64).ravel()
-    return (f"{format_shape(arr.shape)} min {flat.min():.4g} max {flat.max():.4g} "
-            f"mean {flat.mean():.4g}")
+    return (
+        f"{format_shape(arr.shape)} min {flat.min():.4g} max {flat.max():.4g} "
+        f"mean {flat.mean():.4g}"
+    )

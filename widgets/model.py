@@ -83,8 +83,10 @@ class Graph:
     def summary(self) -> str:
         """`9 nodes, 8 edges: 1 non-leaf tensor, 2 leaves requiring grad, ...` (deterministic)."""
         parts = [f"{n} {_plural(KIND_NAMES[k], n)}" for k, n in self.counts().items()]
-        head = f"{len(self.nodes)} {_plural('node', len(self.nodes))}, " \
-               f"{len(self.edges)} {_plural('edge', len(self.edges))}"
+        head = (
+            f"{len(self.nodes)} {_plural('node', len(self.nodes))}, "
+            f"{len(self.edges)} {_plural('edge', len(self.edges))}"
+        )
         return head + (": " + ", ".join(parts) if parts else "")
 
 

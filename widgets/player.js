@@ -13,6 +13,7 @@ const MAX_LINES = 40; // longer panel lists are cut (a big graph waits on hundre
 // when several things happen to one element, the later one in this list wins
 const PRIORITY = ["mg-hidden", "mg-done", "mg-ready", "mg-freed-now", "mg-current", "mg-updated",
                   "mg-active", "mg-error"];
+const RANK = new Map(PRIORITY.map((cls, i) => [cls, i]));
 
 function h(tag, cls, text) {
   const node = document.createElement(tag);
@@ -29,14 +30,13 @@ function button(cls, label, title) {
 }
 
 function emptyState() {
-  return { pass: 0, queue: [], deps: new Map(), done: new Set(), freed: new Set(),
-           leaves: new Map(), hooks: [], error: null, shown: new Set() };
+  return { queue: [], deps: new Map(), done: new Set(), freed: new Set(), leaves: new Map(),
+           hooks: [], error: null, shown: new Set() };
 }
 
 // fold one frame's changes into the running state
 function fold(state, f) {
-  if (f.kind === "backward_start") {
-    state.pass = f.pass;
+  if (f.kind === "backward_start") { // a new pass: .grad and freed tensors carry over
     state.done = new Set();
     state.deps = new Map();
     state.hooks = [];
@@ -108,7 +108,7 @@ function render({ model, el }) {
   let alias = model.get("alias");
   let elements = new Map(); // element id -> {el, base}
   let applied = new Map(); // element id -> class we added
-  let hideable = new Set(); // forward: ids that appear at some frame
+  let hideable = new Set(); // ids that some frame shows being created
   let state = emptyState();
   let current = -1;
   let timer = null;
@@ -176,12 +176,11 @@ function render({ model, el }) {
 
   function desiredClasses() {
     const want = new Map();
-    const rank = new Map(PRIORITY.map((c, i) => [c, i]));
     const mark = (id, cls) => {
       if (id === undefined || id === null) return;
       const target = alias[id] || id;
       const old = want.get(target);
-      if (old === undefined || rank.get(cls) >= rank.get(old)) want.set(target, cls);
+      if (old === undefined || RANK.get(cls) >= RANK.get(old)) want.set(target, cls);
     };
     const f = frames[current] || {};
     // an element is faint while nothing it stands for exists yet (a box: none of its nodes)
@@ -314,7 +313,7 @@ function render({ model, el }) {
     if (box && graph.contains(box)) model.send({ toggle: box.id });
   });
 
-  // --- kernel-side changes (a module expanded or collapsed, new frames) -------------------
+  // --- kernel-side changes (a module opened or closed: a new picture) ----------------------
   function reload() {
     frames = model.get("frames");
     titles = model.get("titles");
@@ -327,15 +326,19 @@ function render({ model, el }) {
     if (frames.length) goto(k);
     else paintPanel();
   }
-  model.on("change:svg", reload);
-  model.on("change:frames", reload);
-  model.on("change:frame", () => {
+  function followKernel() { // `player.frame = k` in Python moves this view too
     const k = model.get("frame");
     if (k !== current && frames.length) goto(k);
-  });
+  }
+  model.on("change:svg", reload);
+  model.on("change:frame", followKernel);
 
   reload();
-  return () => { if (timer !== null) clearTimeout(timer); };
+  return () => { // the view is gone (output cleared): stop the timer, drop the listeners
+    if (timer !== null) clearTimeout(timer);
+    model.off("change:svg", reload);
+    model.off("change:frame", followKernel);
+  };
 }
 
 export default { render };

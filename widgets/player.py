@@ -19,7 +19,7 @@ import traitlets
 from .frames import FrameMaker
 from .svg import DotNotFoundError
 from .trace import Trace
-from .view import MAX_NODES, GraphTooLargeError
+from .view import MAX_NODES, GraphTooLargeError, GraphView
 
 HERE = Path(__file__).parent
 
@@ -41,47 +41,64 @@ class Player(anywidget.AnyWidget):
     frame = traitlets.Int(0).tag(sync=True)
     speed = traitlets.Float(1.0).tag(sync=True)
 
-    def __init__(self, trace: Trace, *, collapse: bool | Collection[str] | None = None,
-                 legend: bool = True, max_nodes: int = MAX_NODES, rankdir: str = "TB",
-                 speed: float = 1.0, frame: int = 0) -> None:
+    def __init__(
+        self,
+        trace: Trace,
+        *,
+        collapse: bool | Collection[str] | None = None,
+        legend: bool = True,
+        max_nodes: int = MAX_NODES,
+        rankdir: str = "TB",
+        speed: float = 1.0,
+        frame: int = 0,
+    ) -> None:
         t0 = time.perf_counter()
         maker = FrameMaker(trace.builder)
         frames = maker.run(trace.records)
-        frames_ms = (time.perf_counter() - t0) * 1000
-        super().__init__(frames=frames, titles=maker.title, speed=speed,
-                         frame=frame)
+        frames_ms = round((time.perf_counter() - t0) * 1000, 1)
+        view = trace.draw(collapse=collapse, legend=legend, max_nodes=max_nodes, rankdir=rankdir)
+        picture = self._picture(view)
+        picture["timings"] = {"frames_ms": frames_ms, **picture["timings"]}
+        # everything in the first message: the front end draws once, with all it needs
+        super().__init__(frames=frames, titles=maker.title, speed=speed, frame=frame, **picture)
         self.trace = trace
-        self.view = trace.draw(collapse=collapse, legend=legend, max_nodes=max_nodes,
-                               rankdir=rankdir)
-        self.timings = {"frames_ms": round(frames_ms, 1)}
+        self.view = view
         self.add_class("mg-player-widget")
-        self._draw()
         self.on_msg(self._on_msg)
 
-    def _draw(self) -> None:
+    @staticmethod
+    def _picture(view: GraphView) -> dict[str, Any]:
+        """The traits that describe the drawing: SVG (or the reason there is none), alias."""
         t0 = time.perf_counter()
         try:
-            svg, message = self.view.svg(), ""
+            svg, message = view.svg(), ""
         except (GraphTooLargeError, DotNotFoundError) as err:
             svg, message = "", str(err)
-        layout_ms = (time.perf_counter() - t0) * 1000
-        with self.hold_sync():
-            self.alias = self.view.drawing().alias
-            self.summary = self.view.summary()
-            self.message = message
-            self.timings = {**self.timings, "layout_ms": round(layout_ms, 1)}
-            self.svg = svg
+        layout_ms = round((time.perf_counter() - t0) * 1000, 1)
+        return {
+            "svg": svg,
+            "message": message,
+            "alias": view.drawing().alias,
+            "summary": view.summary(),
+            "timings": {"layout_ms": layout_ms},
+        }
 
     def _on_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        """A click on a module box or frame: open or close it, which needs a new layout."""
         if isinstance(content, dict) and isinstance(content.get("toggle"), str):
             self.view.toggle(content["toggle"])
-            self._draw()
+            picture = self._picture(self.view)
+            picture["timings"] = {**self.timings, **picture["timings"]}
+            with self.hold_sync():  # one update; the front end redraws on the new svg
+                for name, value in picture.items():
+                    setattr(self, name, value)
 
     def __repr__(self) -> str:
         passes = sum(1 for f in self.frames if f["kind"] == "backward_start")
         what = f", {passes} backward {'pass' if passes == 1 else 'passes'}" if passes else ""
-        return (f"{type(self).__name__}({len(self.frames)} frames{what}; graph "
-                f"{self.view.summary()})")
+        return (
+            f"{type(self).__name__}({len(self.frames)} frames{what}; graph {self.view.summary()})"
+        )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict, dict]:
         data, meta = super()._repr_mimebundle_(**kwargs)

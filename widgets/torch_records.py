@@ -50,10 +50,16 @@ def forward_mode(records: list[dict]):
                     stack.extend(n for n, _ in node.next_functions)
             for node in sorted(new, key=adapters.sequence_nr):
                 mine = node is out.grad_fn
-                records.append({"kind": "node_created", "node": node,
-                                "name": adapters.node_name(node),
-                                "inputs": inputs if mine else [], "output": out if mine else None,
-                                "shape": adapters.output_shape(node)})
+                records.append(
+                    {
+                        "kind": "node_created",
+                        "node": node,
+                        "name": adapters.node_name(node),
+                        "inputs": inputs if mine else [],
+                        "output": out if mine else None,
+                        "shape": adapters.output_shape(node),
+                    }
+                )
 
     return _ForwardMode()
 
@@ -123,8 +129,16 @@ class BackwardHooks:
         self.buffers: dict = defaultdict(dict)
         self.heap: list = []
         self.pending_free: list = []
-        self._emit("backward_start", roots=list(self.roots), root_nodes=roots, retain_graph=None,
-                   create_graph=None, inputs=None, dependencies=dict(self.deps), capture=False)
+        self._emit(
+            "backward_start",
+            roots=list(self.roots),
+            root_nodes=roots,
+            retain_graph=None,
+            create_graph=None,
+            inputs=None,
+            dependencies=dict(self.deps),
+            capture=False,
+        )
         for node in roots:
             self._send(None, node, 0, _np(seed[0]) if node is first and seed else None)
         torch.autograd.Variable._execution_engine.queue_callback(self._end)
@@ -147,8 +161,14 @@ class BackwardHooks:
             if slot in buffer:
                 before = buffer[slot]
                 buffer[slot] = before + grad
-                self._emit("buffer_sum", node=target, slot=slot, before=before, added=grad,
-                           after=buffer[slot])
+                self._emit(
+                    "buffer_sum",
+                    node=target,
+                    slot=slot,
+                    before=before,
+                    added=grad,
+                    after=buffer[slot],
+                )
             else:
                 buffer[slot] = grad
         if target not in self.deps:
@@ -170,18 +190,29 @@ class BackwardHooks:
         self.buffers.pop(node, None)
         self.started = node
         self.before = _np(node.variable.grad) if adapters.is_accumulate(node) else None
-        self._emit("node_start", node=node, grad_outputs=[_np(g) for g in grad_outputs],
-                   queue=self._queue())
+        self._emit(
+            "node_start",
+            node=node,
+            grad_outputs=[_np(g) for g in grad_outputs],
+            queue=self._queue(),
+        )
 
     def _finish(self, node: Any, grad_inputs, grad_outputs) -> None:
         self.started = None
         if adapters.is_accumulate(node):
-            self._emit("accumulate", node=node, variable=node.variable, before=self.before,
-                       added=_np(grad_outputs[0]), after=_np(node.variable.grad))
+            self._emit(
+                "accumulate",
+                node=node,
+                variable=node.variable,
+                before=self.before,
+                added=_np(grad_outputs[0]),
+                after=_np(node.variable.grad),
+            )
             return
         grads = [_np(g) for g in grad_inputs]
-        self._emit("node_run", node=node, grad_outputs=[_np(g) for g in grad_outputs],
-                   grad_inputs=grads)
+        self._emit(
+            "node_run", node=node, grad_outputs=[_np(g) for g in grad_outputs], grad_inputs=grads
+        )
         self.pending_free.append(node)
         for (nxt, slot), grad in zip(node.next_functions, grads, strict=False):
             if nxt is not None:

@@ -71,8 +71,25 @@ class Trace:
     def __repr__(self) -> str:
         if self.builder is None:
             return f"<{type(self).__name__}: not recorded yet>"
-        return (f"<{type(self).__name__}: {len(self.records)} records; graph "
-                f"{self.graph.summary()}>")
+        return f"<{type(self).__name__}: {len(self.records)} records; graph {self.graph.summary()}>"
+
+
+def builder_for(
+    forward: record_forward | None,
+    module: Any = None,
+    names: Mapping[str, Any] | None = None,
+    saved: bool = True,
+) -> GraphBuilder:
+    """A GraphBuilder that knows what a recorded forward learned: which module made which node,
+    parameter names, the values of constant inputs; else only `module`'s parameter names."""
+    if forward is None:
+        return GraphBuilder(names=names, modules=ModuleMap(module), saved=saved)
+    return GraphBuilder(
+        names={**(forward.names or {}), **(names or {})},
+        modules=forward.modules,
+        inputs_of=forward.builder.inputs_of,
+        saved=saved,
+    )
 
 
 def _torch_loaded() -> bool:
@@ -101,16 +118,20 @@ class record_forward(Trace):  # noqa: N801 - used like a function: `with record_
         self._stack.close()
         self.records = [r for r in self._steps.records if r["kind"] == "node_created"]
         self.records += self._torch_records
-        inputs_of = {r["node"]: r["inputs"] for r in self.records
-                     if not adapters.is_torch(r["node"])}
+        inputs_of = {
+            r["node"]: r["inputs"] for r in self.records if not adapters.is_torch(r["node"])
+        }
         self.builder = GraphBuilder(names=self.names, modules=self.modules, inputs_of=inputs_of)
         self.builder.add_roots(self.outputs())
 
     def outputs(self) -> list[Any]:
         """Tensors made in the block that no later op used: the roots to draw from."""
         used = {n for r in self.records for n, _ in r["node"].next_functions if n is not None}
-        return [r["output"] for r in self.records
-                if r["node"] not in used and r.get("output") is not None]
+        return [
+            r["output"]
+            for r in self.records
+            if r["node"] not in used and r.get("output") is not None
+        ]
 
 
 class record_backward(Trace):  # noqa: N801 - used like a function: `with record_backward(...)`
@@ -124,27 +145,31 @@ class record_backward(Trace):  # noqa: N801 - used like a function: `with record
 
     kind = "backward"
 
-    def __init__(self, *roots: Any, forward: record_forward | None = None, module: Any = None,
-                 names: Mapping[str, Any] | None = None, catch: bool = False) -> None:
+    def __init__(
+        self,
+        *roots: Any,
+        forward: record_forward | None = None,
+        module: Any = None,
+        names: Mapping[str, Any] | None = None,
+        catch: bool = False,
+    ) -> None:
         super().__init__()
         if not roots:
             raise TypeError("record_backward needs the tensor(s) whose graph will run backward")
         self.roots = list(roots)
-        self.modules = forward.modules if forward is not None else ModuleMap(module)
-        self.names = dict(forward.names or {}) if forward is not None else {}
-        self.names.update(names or {})
-        self.inputs_of = forward.builder.inputs_of if forward is not None else None
+        self.forward, self.module, self.names = forward, module, names
         self.catch = catch
 
     def __enter__(self) -> record_backward:
         # walk now: a backward without retain_graph frees the saved tensors we want to show
-        self.builder = GraphBuilder(names=self.names, modules=self.modules,
-                                    inputs_of=self.inputs_of)
+        self.builder = builder_for(self.forward, self.module, self.names)
+        self.modules = self.builder.modules
         self.builder.add_roots(self.roots)
         if any(adapters.is_torch(t) for t in self.roots):
             edges = torch_records.graph_edges(self.builder.node_id)
             self._hooks = self._stack.enter_context(
-                torch_records.BackwardHooks(self.records, self.roots, edges))
+                torch_records.BackwardHooks(self.records, self.roots, edges)
+            )
         else:
             self._steps = self._stack.enter_context(record_steps())
         return self
@@ -161,11 +186,11 @@ class record_backward(Trace):  # noqa: N801 - used like a function: `with record
         """After `create_graph=True`, leaves' `.grad` have graphs of their own: draw them too."""
         grads = []
         for t, tid in list(self.builder.tensor_id.items()):
-            grad = adapters.stored_grad(t) if self.builder.graph.nodes[tid].kind == "leaf" \
-                else None
+            grad = adapters.stored_grad(t) if self.builder.graph.nodes[tid].kind == "leaf" else None
             if grad is not None and grad.grad_fn is not None:
                 self.builder.tensor_names.setdefault(
-                    grad, f"{self.builder.graph.nodes[tid].name or 'leaf'}.grad")
+                    grad, f"{self.builder.graph.nodes[tid].name or 'leaf'}.grad"
+                )
                 grads.append(grad)
         if grads:
             self.builder.add_roots(grads)

@@ -1,8 +1,9 @@
 """The static view: a graph drawn once, shown without JavaScript anywhere a notebook is rendered.
 
 `GraphView` is what `draw_graph` returns. Its `text/plain` is the deterministic summary line that
-nbval compares; its `text/html` / `image/svg+xml` is the picture, so nbconvert HTML and GitHub show
-it too. Size limits and a missing `dot` become a readable message in the output, not a traceback.
+nbval compares; its `text/html` is a caption and the picture as inline SVG, so nbconvert HTML and
+GitHub show it too. Size limits and a missing `dot` become a readable message in the output, not
+a traceback.
 """
 
 from __future__ import annotations
@@ -16,25 +17,33 @@ from .labels import escape_html
 from .model import Graph
 from .svg import DotNotFoundError, layout_svg
 
-MAX_NODES = 3000  # dot needs ~2 s here at 2,000 nodes and grows faster than linearly
+# dot (with the fast settings of dot.py) takes 0.3-1.5 s here at 2,000 nodes, ~3 s at 3,000, and
+# grows faster than linearly: past this, a message instead of a page that seems to hang
+MAX_NODES = 3000
 
 
 class GraphTooLargeError(ValueError):
     """Raised instead of handing dot a graph it would take minutes to lay out."""
 
 
-def collapsed_paths(classes: Mapping[str, str] | None, collapse: bool | Collection[str] | None,
-                    graph: Graph) -> set[str]:
+def collapsed_paths(
+    classes: Mapping[str, str] | None, collapse: bool | Collection[str] | None, graph: Graph
+) -> set[str]:
     """`collapse=True`: every top-level submodule that created nodes; a collection: those paths."""
     if not collapse:
         return set()
     if not classes:
-        raise ValueError("collapse needs to know which module made which node: record the "
-                         "forward pass with record_forward(module=...) and draw from its trace")
+        raise ValueError(
+            "collapse needs to know which module made which node: record the "
+            "forward pass with record_forward(module=...) and draw from its trace"
+        )
     if collapse is True:
         used = {n.module for n in graph.nodes.values() if n.module}
-        return {p for p in classes if p and "." not in p and any(
-            u == p or u.startswith(p + ".") for u in used)}
+        return {
+            p
+            for p in classes
+            if p and "." not in p and any(u == p or u.startswith(p + ".") for u in used)
+        }
     unknown = sorted(set(collapse) - set(classes))
     if unknown:
         raise ValueError(f"no such module to collapse: {', '.join(unknown)}")
@@ -44,9 +53,16 @@ def collapsed_paths(classes: Mapping[str, str] | None, collapse: bool | Collecti
 class GraphView:
     """A drawn graph: summary, DOT source, SVG; displays itself in notebooks."""
 
-    def __init__(self, graph: Graph, *, classes: Mapping[str, str] | None = None,
-                 collapse: bool | Collection[str] | None = None, legend: bool = True,
-                 max_nodes: int = MAX_NODES, rankdir: str = "TB") -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        *,
+        classes: Mapping[str, str] | None = None,
+        collapse: bool | Collection[str] | None = None,
+        legend: bool = True,
+        max_nodes: int = MAX_NODES,
+        rankdir: str = "TB",
+    ) -> None:
         self.graph = graph
         self.classes = dict(classes or {})
         self.collapsed = collapsed_paths(self.classes, collapse, graph)
@@ -92,7 +108,8 @@ class GraphView:
                 f"{self.max_nodes:,}, so it is not drawn (laying it out could freeze the page). "
                 "Collapse modules (collapse=True, with a forward recorded by "
                 "record_forward(module=...)), draw a smaller part (an intermediate tensor), or "
-                "raise max_nodes=.")
+                "raise max_nodes=."
+            )
         return to_dot(drawing, legend=self.legend, rankdir=self.rankdir).source
 
     def svg(self) -> str:

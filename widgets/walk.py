@@ -26,10 +26,15 @@ class GraphBuilder:
              constant inputs show their values.
     """
 
-    def __init__(self, *, names: Mapping[str, Any] | None = None,
-                 modules: ModuleMap | None = None,
-                 inputs_of: Mapping[Any, list] | None = None,
-                 saved: bool = True, value_limit: int = VALUE_LIMIT) -> None:
+    def __init__(
+        self,
+        *,
+        names: Mapping[str, Any] | None = None,
+        modules: ModuleMap | None = None,
+        inputs_of: Mapping[Any, list] | None = None,
+        saved: bool = True,
+        value_limit: int = VALUE_LIMIT,
+    ) -> None:
         self.graph = Graph()
         self.tensor_names: dict[Any, str] = {t: n for n, t in (names or {}).items()}
         self.modules = modules if modules is not None else ModuleMap(None)
@@ -79,15 +84,23 @@ class GraphBuilder:
         g = self.graph
         if adapters.is_accumulate(node):
             var = node.variable
-            gnode = g.add_node("accumulate", "AccumulateGrad", shape=tuple(var.shape),
-                               module=self.modules.param_module(var))
+            gnode = g.add_node(
+                "accumulate",
+                "AccumulateGrad",
+                shape=tuple(var.shape),
+                module=self.modules.param_module(var),
+            )
             self.node_id[node] = gnode.id
             leaf = self._tensor_node(var)
             self.accumulate_edge[node] = g.add_edge(gnode.id, leaf, "accumulate").id
             return gnode.id
         shape = adapters.output_shape(node) or shape
-        gnode = g.add_node("backward", adapters.node_name(node), shape=shape,
-                           module=self.modules.module_of.get(node))
+        gnode = g.add_node(
+            "backward",
+            adapters.node_name(node),
+            shape=shape,
+            module=self.modules.module_of.get(node),
+        )
         self.node_id[node] = gnode.id
         queue.append(node)
         return gnode.id
@@ -109,8 +122,11 @@ class GraphBuilder:
             if nxt is None:
                 const = inputs[i] if i < len(inputs) else None
                 if const is not None or shapes[i] is not None or adapters.is_torch(node):
-                    cid = (self._tensor_node(const, module) if const is not None else
-                           g.add_node("constant", "constant", shape=shapes[i], module=module).id)
+                    cid = (
+                        self._tensor_node(const, module)
+                        if const is not None
+                        else g.add_node("constant", "constant", shape=shapes[i], module=module).id
+                    )
                     g.add_edge(nid, cid, "constant", i)
                 continue
             target = self._visit(nxt, shapes[i] if slot == 0 else None, queue)
@@ -135,9 +151,14 @@ class GraphBuilder:
         else:
             kind, default = "constant", "constant"
             module = self.modules.input_module(t, module)
-        node = self.graph.add_node(kind, self.name_of(t, default), shape=tuple(t.shape),
-                                   values=self._values(t),
-                                   grad=self._values(adapters.stored_grad(t)), module=module)
+        node = self.graph.add_node(
+            kind,
+            self.name_of(t, default),
+            shape=tuple(t.shape),
+            values=self._values(t),
+            grad=self._values(adapters.stored_grad(t)),
+            module=module,
+        )
         self.tensor_id[t] = node.id
         return node.id
 

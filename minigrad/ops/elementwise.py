@@ -356,8 +356,9 @@ def clamp(a: Tensor, min: float | None = None, max: float | None = None) -> Tens
 def where(cond: Any, a: Any, b: Any) -> Tensor:
     c = cond._data if isinstance(cond, Tensor) else np.asarray(cond)
     if c.dtype != np.bool_:
+        name = dtypes.SCALAR_NAMES[dtypes.from_numpy_dtype(c.dtype).name]
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {dtypes.SCALAR_NAMES[dtypes.from_numpy_dtype(c.dtype).name]}")
+                           f"with dtype {name}")
     (ta, tb), (x, y), _ = operands(a, b)
     broadcast_shapes(c.shape, x.shape, y.shape)
     return record(WhereBackward0, np.where(c, x, y), (ta, tb), cond=c)

@@ -123,7 +123,11 @@ def _slice(a: Tensor, dim: int, k: slice, always: bool = False) -> Tensor:
     if k.step is not None and k.step <= 0:
         raise ValueError("step must be greater than zero")
     start, stop, step = k.indices(a.shape[dim])
-    if not always and (start, stop, step) == (0, a.shape[dim], 1):
+    # PyTorch skips a slice that keeps everything, judged on the bounds as written: x[0:9, :]
+    # is skipped, x[-3:, :] is recorded even when it also keeps every row
+    keeps_all = (k.start in (None, 0) and (k.stop is None or k.stop >= a.shape[dim])
+                 and k.step in (None, 1))
+    if keeps_all and not always:
         return a
     return _basic(a, (slice(None),) * dim + (slice(start, stop, step),), SliceBackward0)
 
@@ -169,7 +173,7 @@ def _gather(a: Tensor, advanced: dict[int, np.ndarray]) -> Tensor:
     key: list[Any] = [slice(None)] * a.ndim
     for n, (d, idx) in enumerate(sorted(advanced.items())):
         if idx.dtype == np.bool_:
-            for i, (m, s) in enumerate(zip(idx.shape, a.shape[d:])):
+            for i, (m, s) in enumerate(zip(idx.shape, a.shape[d:], strict=False)):
                 if m != s:
                     raise IndexError(f"The shape of the mask {list(idx.shape)} at index {i} does "
                                      f"not match the shape of the indexed tensor "
@@ -184,8 +188,8 @@ def _gather(a: Tensor, advanced: dict[int, np.ndarray]) -> Tensor:
         key[d] = idx.astype(np.int64)
     last = max(i for i, k in enumerate(key) if not isinstance(k, slice))
     key = tuple(key[:last + 1])
-    return record(IndexBackward0, np.array(a._data[key]), (a,), self_sym_sizes=tuple(a.shape),
-                  key=key)
+    data = np.ascontiguousarray(a._data[key])  # numpy may lay the result out transposed
+    return record(IndexBackward0, data, (a,), self_sym_sizes=tuple(a.shape), key=key)
 
 
 class IndexPutBackward0(Node):

@@ -15,6 +15,7 @@ from ._record import operands, record
 from .elementwise import C_TYPE_NAMES
 from .shape import SqueezeBackward4, broadcast_shapes, unsafe_view
 
+
 def _scalar(t: Tensor) -> str:
     return SCALAR_NAMES[t.dtype.name]
 

@@ -80,8 +80,9 @@ def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tensor
 
 def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tensor:
     if not a.dtype.is_floating_point and dtype is None:
-        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {dtypes.SCALAR_NAMES[a.dtype.name]}")
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           "floating point or complex dtype. Got: "
+                           f"{dtypes.SCALAR_NAMES[a.dtype.name]}")
     dims = None if dim is None else _dims(dim, a.ndim)
     count = _count(a.shape, range(a.ndim) if dims is None else dims)
     with np.errstate(invalid="ignore"):  # the mean of nothing is nan, silently

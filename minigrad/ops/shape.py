@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,7 @@ def broadcast_shapes(*shapes: tuple) -> tuple:
             if a[i] != b[i] and 1 not in (a[i], b[i]):
                 raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor "
                                    f"b ({b[i]}) at non-singleton dimension {i}")
-        out = tuple(y if x == 1 else x for x, y in zip(a, b))
+        out = tuple(y if x == 1 else x for x, y in zip(a, b, strict=True))
     return out
 
 
@@ -118,8 +119,8 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return a
-    shape = a.shape[:s] + (-1,) + a.shape[e + 1:]
-    return reshape(a, shape)
+    merged = int(np.prod(a.shape[s:e + 1], dtype=np.int64))  # not -1: ambiguous when empty
+    return reshape(a, a.shape[:s] + (merged,) + a.shape[e + 1:])
 
 
 class TransposeBackward0(Node):
@@ -156,8 +157,8 @@ def permute(a: Tensor, *dims: Any) -> Tensor:
     dims = _shape_arg(dims)
     if len(dims) != a.ndim:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
-                           "match the length of the desired ordering of dimensions i.e. input.dim() "
-                           f"= {a.ndim} is not equal to len(dims) = {len(dims)}")
+                           "match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {a.ndim} is not equal to len(dims) = {len(dims)}")
     dims = tuple(wrap_dim(d, a.ndim) for d in dims)
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
@@ -167,7 +168,25 @@ def permute(a: Tensor, *dims: Any) -> Tensor:
 
 def T(a: Tensor) -> Tensor:  # noqa: N802
     """x.T: every dim reversed, a PermuteBackward0 whatever the number of dims."""
+    if a.ndim != 2:
+        _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+                   "cases." if a.ndim == 0 else
+                   "The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
+                   "is deprecated and it will throw an error in a future release. Consider "
+                   "`x.mT` to transpose batches of matrices or "
+                   "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of "
+                   "a tensor.")
     return permute(a, tuple(reversed(range(a.ndim))))
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    """PyTorch's TORCH_WARN_ONCE: a UserWarning the first time in the process only."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 class UnsqueezeBackward0(Node):

@@ -52,8 +52,7 @@ def lab_page(chromium, lab):
     page.js_errors = []
     page.on("pageerror", lambda e: page.js_errors.append(str(e)))
     page.on("console", lambda m: page.js_errors.append(m.text) if m.type == "error" else None)
-    page.on("dialog", lambda d: (page.js_errors.append(f"dialog opened: {d.message}"),
-                                 d.dismiss()))
+    page.on("dialog", lambda d: (page.js_errors.append(f"dialog opened: {d.message}"), d.dismiss()))
     yield page
     ctx.close()
     lab.delete_sessions()  # stop this test's kernel

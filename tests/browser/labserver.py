@@ -18,9 +18,15 @@ import urllib.request
 from pathlib import Path
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 def free_port() -> int:
@@ -43,33 +49,47 @@ class LabServer:
         notif = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
         notif.parent.mkdir(parents=True, exist_ok=True)
         notif.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-        env = dict(os.environ,
-                   JUPYTER_RUNTIME_DIR=str(self.home / "runtime"),
-                   JUPYTER_CONFIG_DIR=str(self.home / "config"),  # isolate from ~/.jupyter
-                   JUPYTER_DATA_DIR=str(self.home / "data"),  # venv kernelspecs still found
-                   IPYTHONDIR=str(self.home / "ipython"))
-        cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser",
-               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
-               "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
-               "--allow-root", f"--ServerApp.root_dir={self.root}",
-               f"--LabApp.user_settings_dir={settings}",
-               f"--LabApp.workspaces_dir={self.home / 'workspaces'}",
-               "--LabApp.check_for_updates_class="
-               "jupyterlab.handlers.announcements.NeverCheckForUpdate",
-               "--ServerApp.terminals_enabled=False"]
+        env = dict(
+            os.environ,
+            JUPYTER_RUNTIME_DIR=str(self.home / "runtime"),
+            JUPYTER_CONFIG_DIR=str(self.home / "config"),  # isolate from ~/.jupyter
+            JUPYTER_DATA_DIR=str(self.home / "data"),  # venv kernelspecs still found
+            IPYTHONDIR=str(self.home / "ipython"),
+        )
+        cmd = [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            "--allow-root",
+            f"--ServerApp.root_dir={self.root}",
+            f"--LabApp.user_settings_dir={settings}",
+            f"--LabApp.workspaces_dir={self.home / 'workspaces'}",
+            "--LabApp.check_for_updates_class="
+            "jupyterlab.handlers.announcements.NeverCheckForUpdate",
+            "--ServerApp.terminals_enabled=False",
+        ]
         self.log = open(self.home / "lab.log", "w")  # noqa: SIM115 - closed in stop()
         self.t0 = time.perf_counter()
         # own process group for the server (kernels get their own sessions from jupyter_client)
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError("jupyter lab exited: "
-                                   + (self.home / "lab.log").read_text()[-3000:])
+                raise RuntimeError(
+                    "jupyter lab exited: " + (self.home / "lab.log").read_text()[-3000:]
+                )
             try:
-                with urllib.request.urlopen(f"{self.url}/api/status?token={self.token}",
-                                            timeout=2) as r:
+                with urllib.request.urlopen(
+                    f"{self.url}/api/status?token={self.token}", timeout=2
+                ) as r:
                     if r.status == 200:
                         self.startup_s = time.perf_counter() - self.t0
                         return self
@@ -82,8 +102,9 @@ class LabServer:
         return f"{self.url}/lab/tree/{path}?reset&token={self.token}"
 
     def _api(self, path: str, method: str = "GET"):
-        req = urllib.request.Request(f"{self.url}{path}", method=method,
-                                     headers={"Authorization": f"token {self.token}"})
+        req = urllib.request.Request(
+            f"{self.url}{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
         with urllib.request.urlopen(req, timeout=10) as r:
             body = r.read()
         return json.loads(body) if body else None
@@ -117,8 +138,11 @@ class LabServer:
         kids = self._children()
         t = time.perf_counter()
         try:
-            req = urllib.request.Request(f"{self.url}/api/shutdown", method="POST",
-                                         headers={"Authorization": f"token {self.token}"})
+            req = urllib.request.Request(
+                f"{self.url}/api/shutdown",
+                method="POST",
+                headers={"Authorization": f"token {self.token}"},
+            )
             urllib.request.urlopen(req, timeout=5).close()
         except OSError:
             pass

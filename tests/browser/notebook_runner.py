@@ -28,8 +28,9 @@ def run_notebook(page, lab, nb, stem: str, timeout_ms: int = 120_000) -> str:
             c.outputs, c.execution_count = [], None
     nb.metadata.pop("widgets", None)
     # without a kernelspec JupyterLab asks which kernel to start (a dialog over the page)
-    nb.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3",
-                                          "language": "python"})
+    nb.metadata.setdefault(
+        "kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"}
+    )
     nb.cells.append(nbformat.v4.new_code_cell(f"print('{SENTINEL[:4]}' + '{SENTINEL[4:]}')"))
     name = f"{stem}-{uuid.uuid4().hex[:8]}.ipynb"
     nbformat.write(nb, lab.root / name)
@@ -37,16 +38,23 @@ def run_notebook(page, lab, nb, stem: str, timeout_ms: int = 120_000) -> str:
     page.goto(lab.lab_url(name))
     # NOT .jp-Notebook-ExecutionIndicator[data-status=idle]: it reads idle while
     # "No Kernel | Initializing"
-    expect(page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\) \| Idle$"))) \
-        .to_be_visible(timeout=timeout_ms)
+    expect(
+        page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\) \| Idle$"))
+    ).to_be_visible(timeout=timeout_ms)
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-    expect(page.locator(".jp-OutputArea-output", has_text=SENTINEL)) \
-        .to_be_visible(timeout=timeout_ms)
-    expect(page.locator(".jp-OutputArea-output", has_text="Error displaying widget")) \
-        .to_have_count(0)
-    expect(page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
-                        has_text="Traceback")).to_have_count(0)
+    expect(page.locator(".jp-OutputArea-output", has_text=SENTINEL)).to_be_visible(
+        timeout=timeout_ms
+    )
+    expect(page.locator(".jp-OutputArea-output", has_text="Error displaying widget")).to_have_count(
+        0
+    )
+    expect(
+        page.locator(
+            ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
+            has_text="Traceback",
+        )
+    ).to_have_count(0)
     return name
 
 

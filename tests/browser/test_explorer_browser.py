@@ -65,7 +65,8 @@ def test_static_view_forward_player_and_escaping(lab, lab_page, shot_dir):
     expect(fwd.locator(".mg-graph svg")).to_have_count(1)
     expect(fwd).to_have_attribute("data-frame", "0")
     expect(fwd.locator(".mg-step-text")).to_have_text(
-        "forward: MulBackward0 (n3) created, output [2] from a [2], b [2] = [3., 8.]")
+        "forward: MulBackward0 (n3) created, output [2] from a [2], b [2] = [3., 8.]"
+    )
     hidden_before = fwd.locator("g.mg-hidden").count()
     assert hidden_before > 0
     shoot(page, fwd, shot_dir / "03-forward-first-op.png")
@@ -89,7 +90,8 @@ def test_backward_player_steps_plays_and_shows_the_error(lab, lab_page, shot_dir
     expect(bwd).to_have_attribute("data-frame", "0")
     expect(bwd.locator(".mg-counter")).to_have_text("1 / 73")
     expect(bwd.locator(".mg-step-text")).to_have_text(
-        "backward #1 from SumBackward0, retain_graph=True: 6 nodes wait for gradients")
+        "backward #1 from SumBackward0, retain_graph=True: 6 nodes wait for gradients"
+    )
     expect(bwd.locator(".mg-sec-deps .mg-line")).to_have_count(6)
     shoot(page, bwd, shot_dir / "05-backward-start.png")
 
@@ -124,11 +126,13 @@ def test_backward_player_steps_plays_and_shows_the_error(lab, lab_page, shot_dir
     expect(bwd).to_have_attribute("data-playing", "false")
     expect(bwd).to_have_attribute("data-kind", "error")
     expect(bwd.locator(".mg-sec-error .mg-line")).to_contain_text(
-        "RuntimeError in MulBackward0 (n4): Trying to backward through the graph a second time")
+        "RuntimeError in MulBackward0 (n4): Trying to backward through the graph a second time"
+    )
     expect(bwd.locator("g.node.mg-error")).to_have_attribute("id", "n4")
     expect(bwd.locator("g.node.mg-freed-now")).to_have_count(3)
     expect(bwd.locator(".mg-sec-leaves .mg-line").first).to_have_text(
-        "a.grad: [5., 6.] → [10., 12.]")
+        "a.grad: [5., 6.] → [10., 12.]"
+    )
     shoot(page, bwd, shot_dir / "08-backward-error.png")
 
     # the slider jumps anywhere, backwards too (state refolded, no kernel involved)
@@ -145,7 +149,8 @@ def test_hooks_modules_higher_order_and_torch(lab, lab_page, shot_dir):
     hooked = player(page, "backward", "10 nodes, 9 edges")
     step_until(hooked, "hook")
     expect(hooked.locator(".mg-sec-hooks .mg-line")).to_have_text(
-        "tensor hook double on MulBackward0 slot 0: saw [6., -6.], returned [12., -12.]")
+        "tensor hook double on MulBackward0 slot 0: saw [6., -6.], returned [12., -12.]"
+    )
     shoot(page, hooked, shot_dir / "09-hook-fired.png")
 
     mlp = player(page, "backward", "collapsed: 0, 1, 2")
@@ -178,7 +183,8 @@ def test_hooks_modules_higher_order_and_torch(lab, lab_page, shot_dir):
     torch_player.locator("button.mg-play").click()
     expect(torch_player).to_have_attribute("data-kind", "backward_end", timeout=20_000)
     expect(torch_player.locator(".mg-sec-leaves .mg-line")).to_have_text(
-        ["a.grad: None → [5., 6.]", "b.grad: None → [1., 2.]"])
+        ["a.grad: None → [5., 6.]", "b.grad: None → [1., 2.]"]
+    )
     expect(torch_player.locator("g.node.mg-freed-now")).to_have_count(3)
     shoot(page, torch_player, shot_dir / "13-torch-backward.png")
     assert page.js_errors == []

@@ -105,8 +105,8 @@ def _observe(lib: ModuleType, case: Op, arrays: list[np.ndarray], dtype: str,
     grads = lib.autograd.grad(out, xs, g, create_graph=True, allow_unused=True)
     seen["grads"] = [None if gi is None else to_numpy(gi) for gi in grads]
     seen["grad_dtypes"] = [None if gi is None else dtype_name(gi.dtype) for gi in grads]
-    terms = [(gi * lib.tensor(w, dtype=gi.dtype)).sum() for gi, w in zip(grads, weights)
-             if gi is not None and gi.requires_grad]
+    terms = [(gi * lib.tensor(w, dtype=gi.dtype)).sum()
+             for gi, w in zip(grads, weights, strict=True) if gi is not None and gi.requires_grad]
     if case.second_order and terms:
         second = lib.autograd.grad(sum(terms), [*xs, g], allow_unused=True)
         seen["second"] = [None if s is None else to_numpy(s) for s in second]
@@ -124,7 +124,8 @@ def _same_values(label: str, exp: np.ndarray | None, act: np.ndarray | None,
 def check_op(case: Op, dtype: str, key: str) -> None:
     """Compare ``case`` on torch and minigrad (see the module docstring); fail on any difference."""
     rng = rng_for(key)
-    arrays = [rng.uniform(lo, hi, shape) for (lo, hi), shape in zip(case.domains, case.shapes)]
+    arrays = [rng.uniform(lo, hi, shape)
+              for (lo, hi), shape in zip(case.domains, case.shapes, strict=True)]
     probe = case.fn(torch, *make_inputs(torch, arrays, dtype))
     upstream = rng.uniform(-1, 1, tuple(probe.shape)) if probe.dtype.is_floating_point else None
     weights = [rng.uniform(-1, 1, shape) for shape in case.shapes]
@@ -135,14 +136,14 @@ def check_op(case: Op, dtype: str, key: str) -> None:
     tol = exp["dtype"] if exp["dtype"] in TOLERANCE else dtype
     _same_values("forward", exp["value"], act["value"], exp["shape"], tol)
     assert ("grads" in act) == ("grads" in exp)
-    for i, (e, a) in enumerate(zip(exp.get("grads", ()), act.get("grads", ()))):
+    for i, (e, a) in enumerate(zip(exp.get("grads", ()), act.get("grads", ()), strict=True)):
         _same_values(f"grad of input {i}", e, a, case.shapes[i], dtype)
     assert act.get("grad_dtypes") == exp.get("grad_dtypes"), \
         f"gradient dtypes: minigrad {act.get('grad_dtypes')}, torch {exp.get('grad_dtypes')}"
     if "second" in exp:
         assert "second" in act, "minigrad's gradients do not require grad under create_graph"
         shapes = [*case.shapes, exp["shape"]]
-        for i, (e, a) in enumerate(zip(exp["second"], act["second"])):
+        for i, (e, a) in enumerate(zip(exp["second"], act["second"], strict=True)):
             _same_values(f"second-order grad of input {i}", e, a, shapes[i], dtype)
 
 
@@ -194,7 +195,7 @@ def _equal(act: Any, exp: Any) -> bool:
                                       rtol=1e-5, atol=1e-6, equal_nan=True) \
                 if np.shape(act[3]) == np.shape(exp[3]) else False
             return act[:3] == exp[:3] and act[4:] == exp[4:] and values_same
-        return all(_equal(a, e) for a, e in zip(act, exp))
+        return all(_equal(a, e) for a, e in zip(act, exp, strict=True))
     if isinstance(exp, float) and isinstance(act, float):
         return bool(np.isclose(act, exp, rtol=1e-5, atol=1e-6, equal_nan=True))
     return type(act) is type(exp) and act == exp

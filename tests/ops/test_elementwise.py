@@ -50,6 +50,8 @@ SCALAR_CASES = [
     op("pow_one", lambda L, a: a ** 1, (3,)),
     op("rpow_int", lambda L, a: 2 ** a, (3, 4)),
     op("rpow_float", lambda L, a: 0.5 ** a, (3, 4)),
+    op("scalars_not_exact_in_float32", lambda L, a: (a * 0.1 + 0.3) / 0.7 - 1 / 3, (3, 4)),
+    op("clamp_bounds_not_exact_in_float32", lambda L, a: a.clamp(-0.1, 0.3), (3, 4)),
     op("neg", lambda L, a: -a, (3, 4)),
     op("neg_method", lambda L, a: a.neg(), (2, 3)),
     op("add_0dim_tensor", lambda L, a, b: a + b, (3, 4), ()),

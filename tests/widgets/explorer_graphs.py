@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import minigrad
+from widgets import record_forward
 
 EVIL = "<img src=x onerror=alert(1)>"
 
@@ -37,3 +38,12 @@ def mlp(torch: ModuleType) -> Any:
         for i, p in enumerate(model.parameters()):
             p.copy_(torch.linspace(-0.5, 0.5, p.numel()).reshape(p.shape) * (i + 1))
     return model
+
+
+def recorded_mlp(torch: ModuleType) -> tuple[record_forward, Any]:
+    """The MLP's forward on one input, recorded with its modules; and the loss."""
+    model = mlp(torch)
+    x = torch.tensor([[1.0, 2.0, 3.0]])
+    with record_forward(model, names={"x": x}) as fwd:
+        loss = model(x).pow(2).mean()
+    return fwd, loss

@@ -6,7 +6,7 @@ import re
 
 import graphviz
 import pytest
-from explorer_graphs import EVIL, abc, lib, libraries, mlp
+from explorer_graphs import EVIL, abc, lib, libraries, recorded_mlp
 
 import minigrad as mg
 from widgets import (
@@ -26,7 +26,8 @@ def test_every_node_and_edge_is_an_svg_element_with_its_model_id_and_kind_class(
     svg = view.svg()
     ids = re.findall(r'<g id="([^"]+)" class="(node|edge)[^"]*"', svg)
     assert sorted(i for i, _ in ids if i != "legend") == sorted(
-        [*view.graph.nodes, *view.graph.edges])
+        [*view.graph.nodes, *view.graph.edges]
+    )
     assert '<g id="n8" class="node mg&#45;n&#45;leaf">' in svg
     assert svg.startswith('<svg class="mg-svg"')  # no XML prolog: it is inlined in HTML
     assert "legend" in svg and "AccumulateGrad" in svg
@@ -62,8 +63,10 @@ def test_a_module_named_like_markup_is_text(name):
 
 
 def test_escaping_helpers():
-    assert html_label("<b>", ["a & b"]) == \
-        '<<b>&lt;b&gt;</b><br/><font point-size="9">a &amp; b</font>>'
+    assert (
+        html_label("<b>", ["a & b"])
+        == '<<b>&lt;b&gt;</b><br/><font point-size="9">a &amp; b</font>>'
+    )
     assert str(escape_attr("<x> \\N")) == "<x> \\\\N"
     assert format_values(mg.tensor([[1.0, -0.0], [2.5, 1e-9]]).numpy()) == "[[1., 0.], [2.5, 0.]]"
     assert format_values(mg.zeros(9).numpy()) is None  # too many values to print in a label
@@ -71,18 +74,18 @@ def test_escaping_helpers():
 
 @pytest.mark.parametrize("name", libraries())
 def test_collapse_turns_modules_into_boxes_and_alias_maps_their_ids(name):
-    torch = lib(name)
-    model = mlp(torch)
-    x = torch.tensor([[1.0, 2.0, 3.0]])
-    with record_forward(model, names={"x": x}) as fwd:
-        loss = model(x).pow(2).mean()
+    fwd, loss = recorded_mlp(lib(name))
     view = fwd.draw(collapse=True)
     drawing = view.drawing()
     assert [(b.id, b.path, b.cls) for b in drawing.boxes] == [
-        ("m1", "0", "Linear"), ("m2", "1", "Tanh"), ("m3", "2", "Linear")]
+        ("m1", "0", "Linear"),
+        ("m2", "1", "Tanh"),
+        ("m3", "2", "Linear"),
+    ]
     outside = ["output", "MeanBackward0", "PowBackward0", "self"]  # the loss, after the model
     assert [n.name for n in drawing.nodes] == outside + (
-        ["x"] if name == "minigrad" else [])  # torch's graph does not keep the input x
+        ["x"] if name == "minigrad" else []
+    )  # torch's graph does not keep the input x
     for model_id, element in drawing.alias.items():
         assert element.startswith(("m", "x"))
         assert model_id in view.graph.nodes or model_id in view.graph.edges

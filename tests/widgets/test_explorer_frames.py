@@ -42,8 +42,11 @@ def test_frames_equal_the_engines_records():
             assert frame["leaf"]["id"] == builder.tensor_id[rec["variable"]]
             np.testing.assert_array_equal(frame["values"], rec["after"])
         if rec["kind"] == "freed":
-            assert frame["freed"] == [builder.saved_id[(rec["node"], n)] for n in rec["saved"]
-                                      if (rec["node"], n) in builder.saved_id]
+            assert frame["freed"] == [
+                builder.saved_id[(rec["node"], n)]
+                for n in rec["saved"]
+                if (rec["node"], n) in builder.saved_id
+            ]
     texts = [f["text"] for f in frames if f["kind"] in ("edge", "buffer_sum", "accumulate")]
     assert "the seed → SumBackward0: gradient 1." in texts
     assert "AccumulateGrad(a) sums its inputs: [2., 2.] + [3., 4.] = [5., 6.]" in texts
@@ -64,7 +67,8 @@ def test_recorded_backward_runs_nodes_in_the_engines_order_and_fills_grads(name)
     leaves = [(f["leaf"]["name"], f["leaf"]["after"]) for f in frames if f["kind"] == "accumulate"]
     assert leaves == [("a", "[5., 6.]"), ("b", "[1., 2.]")]
     assert [f["text"] for f in frames if f["kind"] == "buffer_sum"] == [
-        "AccumulateGrad(a) sums its inputs: [2., 2.] + [3., 4.] = [5., 6.]"]
+        "AccumulateGrad(a) sums its inputs: [2., 2.] + [3., 4.] = [5., 6.]"
+    ]
     freed = sorted(i for f in frames if f["kind"] == "freed" for i in f["freed"])
     assert freed == ["n11", "n5", "n6"]
     assert frames[0]["deps"] == {"n1": 1, "n2": 1, "n3": 1, "n4": 1, "n7": 2, "n9": 1}
@@ -84,8 +88,9 @@ def test_second_backward_without_retain_graph_ends_on_an_error_frame(name):
     last = frames[-1]
     assert last["kind"] == "error" and last["node"] == "n4"
     assert "Trying to backward through the graph a second time" in last["error"]
-    accumulated = [f["leaf"]["after"] for f in frames
-                   if f["kind"] == "accumulate" and f["leaf"]["name"] == "a"]
+    accumulated = [
+        f["leaf"]["after"] for f in frames if f["kind"] == "accumulate" and f["leaf"]["name"] == "a"
+    ]
     assert accumulated == ["[5., 6.]", "[10., 12.]"]
     assert a.grad.tolist() == [10.0, 12.0]
 
@@ -116,7 +121,8 @@ def test_hooks_show_what_they_saw_and_returned():
     hooks = [f["hook"] for f in trace.frames() if f["kind"] == "hook"]
     assert hooks == [
         "prehook hook look on SumBackward0: saw 1., returned None (gradient unchanged)",
-        "tensor hook double on MulBackward0 slot 0: saw [6., -6.], returned [12., -12.]"]
+        "tensor hook double on MulBackward0 slot 0: saw [6., -6.], returned [12., -12.]",
+    ]
     assert x.grad.tolist() == [36.0, -36.0]
 
 
@@ -127,8 +133,10 @@ def test_forward_frames_grow_the_graph_op_by_op():
         y = (a * b + a * 2).sum()
     frames = fwd.frames()
     assert [f["node"] for f in frames] == ["n3", "n4", "n2", "n1"]  # creation order
-    assert frames[0]["text"] == \
-        "forward: MulBackward0 (n3) created, output [2] from a [2], b [2] = [3., 8.]"
+    assert (
+        frames[0]["text"]
+        == "forward: MulBackward0 (n3) created, output [2] from a [2], b [2] = [3., 8.]"
+    )
     assert frames[1]["text"].endswith("from a [2], constant [] = [2., 4.]")
     assert all(len(set(f["show"])) == len(f["show"]) for f in frames)
     assert frames[1]["show"][:5] == ["n4", "e11", "n7", "e6", "n8"]  # the op and the a it uses
@@ -145,8 +153,11 @@ def test_forward_records_have_the_same_shape_in_both_libraries(name):
     with record_forward(names={"a": a, "b": b}) as fwd:
         (a * b + a * 2).sum()
     assert [(r["kind"], r["name"], tuple(r["shape"])) for r in fwd.records] == [
-        ("node_created", "MulBackward0", (2,)), ("node_created", "MulBackward0", (2,)),
-        ("node_created", "AddBackward0", (2,)), ("node_created", "SumBackward0", ())]
+        ("node_created", "MulBackward0", (2,)),
+        ("node_created", "MulBackward0", (2,)),
+        ("node_created", "AddBackward0", (2,)),
+        ("node_created", "SumBackward0", ()),
+    ]
     assert fwd.graph.summary().startswith("13 nodes, 13 edges")
 
 
@@ -170,8 +181,16 @@ def test_torch_hooks_record_every_kind_and_are_removed_after_the_block():
     with record_backward(y) as trace:
         y.backward(retain_graph=True)
     kinds = {r["kind"] for r in trace.records}
-    assert kinds == {"backward_start", "edge", "ready", "node_start", "node_run", "buffer_sum",
-                     "accumulate", "backward_end"}  # retain_graph: nothing freed
+    assert kinds == {
+        "backward_start",
+        "edge",
+        "ready",
+        "node_start",
+        "node_run",
+        "buffer_sum",
+        "accumulate",
+        "backward_end",
+    }  # retain_graph: nothing freed
     recorded = len(trace.records)
     y.backward()  # outside the block: no hook left to record it
     assert len(trace.records) == recorded

@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 
 import pytest
-from explorer_graphs import abc, lib, libraries, mlp
+from explorer_graphs import abc, lib, libraries, recorded_mlp
 
 import minigrad as mg
-from widgets import draw_graph, record_forward
+from widgets import draw_graph
 from widgets.walk import GraphBuilder
 
 # (id, kind, name, shape) in walk order for y = (a * b + a * 2).sum(), breadth first from y
@@ -28,10 +28,18 @@ ABC_NODES = [
     ("n12", "constant", "constant", None),  # the 2 (minigrad knows its shape: see below)
 ]
 ABC_EDGES = [
-    ("e0", "n0", "n1", "output"), ("e1", "n1", "n2", "grad"), ("e2", "n2", "n3", "grad"),
-    ("e3", "n2", "n4", "grad"), ("e4", "n5", "n3", "saved"), ("e5", "n6", "n3", "saved"),
-    ("e6", "n7", "n8", "accumulate"), ("e7", "n3", "n7", "grad"), ("e8", "n9", "n10", "accumulate"),
-    ("e9", "n3", "n9", "grad"), ("e10", "n11", "n4", "saved"), ("e11", "n4", "n7", "grad"),
+    ("e0", "n0", "n1", "output"),
+    ("e1", "n1", "n2", "grad"),
+    ("e2", "n2", "n3", "grad"),
+    ("e3", "n2", "n4", "grad"),
+    ("e4", "n5", "n3", "saved"),
+    ("e5", "n6", "n3", "saved"),
+    ("e6", "n7", "n8", "accumulate"),
+    ("e7", "n3", "n7", "grad"),
+    ("e8", "n9", "n10", "accumulate"),
+    ("e9", "n3", "n9", "grad"),
+    ("e10", "n11", "n4", "saved"),
+    ("e11", "n4", "n7", "grad"),
     ("e12", "n4", "n12", "constant"),
 ]
 
@@ -58,7 +66,8 @@ def test_known_graph_nodes_kinds_edges_and_ids(name):
     assert graph.nodes["n0"].values == "17."
     assert graph.summary() == (
         "13 nodes, 13 edges: 1 non-leaf tensor, 2 leaves requiring grad, 1 constant leaf, "
-        "4 backward nodes, 2 AccumulateGrad, 3 saved tensors")
+        "4 backward nodes, 2 AccumulateGrad, 3 saved tensors"
+    )
 
 
 @pytest.mark.parametrize("name", libraries())
@@ -110,8 +119,9 @@ def test_several_roots_share_one_picture_and_named_intermediates_get_a_node():
     exp_nodes = [n for n in graph.nodes.values() if n.name == "ExpBackward0"]
     assert len(exp_nodes) == 1  # reached from both roots, drawn once
     h_id = next(n.id for n in graph.nodes.values() if n.name == "h")
-    assert [(e.target, e.kind) for e in graph.edges.values() if e.source == h_id] == \
-        [(exp_nodes[0].id, "output")]
+    assert [(e.target, e.kind) for e in graph.edges.values() if e.source == h_id] == [
+        (exp_nodes[0].id, "output")
+    ]
 
 
 def test_tensor_name_attribute_labels_a_leaf():
@@ -123,14 +133,14 @@ def test_tensor_name_attribute_labels_a_leaf():
 
 @pytest.mark.parametrize("name", libraries())
 def test_module_parameters_name_leaves_and_forward_hooks_assign_modules(name):
-    torch = lib(name)
-    model = mlp(torch)
-    x = torch.tensor([[1.0, 2.0, 3.0]])
-    with record_forward(model, names={"x": x}) as fwd:
-        loss = model(x).pow(2).mean()
+    fwd, loss = recorded_mlp(lib(name))
     leaves = [(n.name, n.module) for n in fwd.graph.nodes.values() if n.kind == "leaf"]
-    assert sorted(leaves) == [("0.bias", "0"), ("0.weight", "0"), ("2.bias", "2"),
-                              ("2.weight", "2")]
+    assert sorted(leaves) == [
+        ("0.bias", "0"),
+        ("0.weight", "0"),
+        ("2.bias", "2"),
+        ("2.weight", "2"),
+    ]
     by_module = {}
     for n in fwd.graph.nodes.values():
         if n.kind == "backward":

@@ -28,7 +28,8 @@ def test_graph_view_outputs_are_deterministic_and_show_without_javascript():
     assert bundles[0] == bundles[1]
     assert bundles[0]["text/plain"] == (
         "GraphView(13 nodes, 13 edges: 1 non-leaf tensor, 2 leaves requiring grad, 1 constant "
-        "leaf, 4 backward nodes, 2 AccumulateGrad, 3 saved tensors)")
+        "leaf, 4 backward nodes, 2 AccumulateGrad, 3 saved tensors)"
+    )
     html = bundles[0]["text/html"]
     assert html.startswith('<div class="mg-static"><div class="mg-caption">13 nodes')
     assert "<svg" in html and html.endswith("</svg>\n</div>")
@@ -43,17 +44,18 @@ def test_backward_player_sends_the_picture_and_frames_once_and_has_a_stable_repr
     assert isinstance(player, BackwardPlayer) and player.mode == "backward"
     assert player.frames == trace.frames()
     assert player.svg.startswith("<svg") and player.message == ""
-    assert player.titles["n7"] == "AccumulateGrad(a)" and player.titles["n3"] == \
-        "MulBackward0 (n3)"
+    assert player.titles["n7"] == "AccumulateGrad(a)" and player.titles["n3"] == "MulBackward0 (n3)"
     assert repr(player) == (
         "BackwardPlayer(58 frames, 2 backward passes; graph 13 nodes, 13 edges: 1 non-leaf "
         "tensor, 2 leaves requiring grad, 1 constant leaf, 4 backward nodes, 2 AccumulateGrad, "
-        "3 saved tensors)")
+        "3 saved tensors)"
+    )
     data, _ = player._repr_mimebundle_()
     assert data["text/plain"] == repr(player)
     assert "application/vnd.jupyter.widget-view+json" in data
-    assert data["text/html"].startswith('<div class="mg-static"><div class="mg-caption">'
-                                        "BackwardPlayer(58 frames")
+    assert data["text/html"].startswith(
+        '<div class="mg-static"><div class="mg-caption">BackwardPlayer(58 frames'
+    )
     assert set(player.timings) == {"frames_ms", "layout_ms"}
 
 
@@ -91,8 +93,13 @@ def test_static_view_type():
 
 
 def run_python(code: str) -> str:
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     return done.stdout.strip()
 
 

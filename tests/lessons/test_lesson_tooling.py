@@ -1,0 +1,182 @@
+"""The lesson suite's shape and its tools: student copies, structure rules, static HTML export.
+
+These guard promises the README makes to instructors: `make student` never leaks a solution and
+keeps every name the check cells read; every lesson opens with what it teaches and ends with a
+summary; every exercise has a check; `make html` shows graphs without JavaScript.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NB_DIR = ROOT / "notebooks"
+LESSONS = sorted(NB_DIR.glob("[0-9][0-9]_*.ipynb"))
+BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
+TORCH_IMPORT = re.compile(r"^\s*(import torch\s*$|import torch\.|from torch\b)", re.MULTILINE)
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+students = _load("make_student_copies")
+export_html = _load("export_html")
+
+
+def _tags(cell) -> list[str]:
+    return cell.metadata.get("tags", [])
+
+
+def _solution_lines(source: str) -> list[str]:
+    lines, inside = [], False
+    for line in source.splitlines():
+        if line.strip() == BEGIN:
+            inside = True
+        elif line.strip() == END:
+            inside = False
+        elif inside and line.strip():
+            lines.append(line.strip())
+    return lines
+
+
+def test_there_are_lessons():
+    assert len(LESSONS) >= 7, [p.name for p in LESSONS]
+
+
+# --- the stub writer, on its own -------------------------------------------------------------
+
+
+def test_stub_keeps_assignment_targets_and_signatures():
+    source = "\n".join(
+        [
+            "x = mg.tensor([1.0], requires_grad=True)",
+            BEGIN,
+            "y = (x * 3).sum()",
+            "y.backward()",
+            "answer = x.grad.clone()",
+            "first, second = 1, 2",
+            "def my_hook(grad, *, scale=2):",
+            "    return grad * scale",
+            END,
+            "lesson03.check(answer)",
+        ]
+    )
+    out = students.strip_solutions(source)
+    assert "x = mg.tensor([1.0], requires_grad=True)" in out  # given code stays
+    assert "lesson03.check(answer)" in out
+    assert "y = ...  # your code here" in out
+    assert "answer = ...  # your code here" in out
+    assert "(first, second) = ...  # your code here" in out
+    assert "def my_hook(grad, *, scale=2):" in out
+    for leaked in ("x * 3", "y.backward()", "x.grad.clone()", "grad * scale", BEGIN, END):
+        assert leaked not in out
+    compile(out, "<stub>", "exec")  # still valid Python
+
+
+def test_stub_inside_a_block_keeps_indentation():
+    source = f"for i in range(3):\n    {BEGIN}\n    total = i * 2\n    {END}\n"
+    out = students.strip_solutions(source)
+    assert "    total = ...  # your code here" in out
+    compile(out, "<stub>", "exec")
+
+
+def test_stub_without_assignments_is_an_ellipsis():
+    out = students.strip_solutions(f"{BEGIN}\nprint('hi')\n{END}")
+    assert out.strip() == "...  # your code here"
+
+
+@pytest.mark.parametrize(
+    "source", [f"{BEGIN}\nx = 1\n", f"x = 1\n{END}", f"{BEGIN}\n{BEGIN}\n{END}\n{END}"]
+)
+def test_unbalanced_markers_are_refused(source):
+    with pytest.raises(students.MarkerError):
+        students.strip_solutions(source)
+
+
+# --- the real student copies -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def student_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("student")
+    students.write_student_copies(out)
+    return out
+
+
+def test_student_copies_hide_every_solution_and_keep_its_names(student_dir):
+    assert sorted(p.name for p in student_dir.glob("*.ipynb")) == [p.name for p in LESSONS]
+    assert (student_dir / "labkit" / "feedback.py").exists()  # the checks still import
+    for path in LESSONS:
+        original = nbformat.read(path, as_version=4)
+        copy = nbformat.read(student_dir / path.name, as_version=4)
+        assert "widgets" not in copy.metadata
+        assert len(copy.cells) == len(original.cells)
+        for before, after in zip(original.cells, copy.cells, strict=True):
+            if after.cell_type == "code":
+                assert after.outputs == [] and after.execution_count is None, path.name
+            if "solution" not in _tags(before):
+                assert before.source == after.source
+                continue
+            assert BEGIN not in after.source and END not in after.source
+            for line in _solution_lines(before.source):
+                # a solution line may survive only if it is also given code elsewhere in the cell
+                outside = before.source.replace("\n".join(_solution_lines(before.source)), "")
+                assert line not in after.source or line in outside, (path.name, line)
+            assert "# your code here" in after.source, path.name
+            compile(after.source, path.name, "exec")
+
+
+# --- structure of every lesson ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_lesson_structure(path):
+    nb = nbformat.read(path, as_version=4)
+    cells = nb.cells
+    assert cells[0].cell_type == "markdown" and "What you will learn" in cells[0].source, (
+        "the first cell must be a markdown 'What you will learn' cell"
+    )
+    last_md = [c for c in cells if c.cell_type == "markdown"][-1]
+    assert "Summary" in last_md.source.splitlines()[0], "the last markdown cell must be a Summary"
+    solutions = 0
+    for i, cell in enumerate(cells):
+        if "solution" not in _tags(cell):
+            continue
+        solutions += 1
+        assert cell.cell_type == "code"
+        assert BEGIN in cell.source and END in cell.source, f"cell {i} lacks solution markers"
+        nxt = cells[i + 1] if i + 1 < len(cells) else None
+        assert nxt is not None and nxt.cell_type == "code" and ".check" in nxt.source, (
+            f"solution cell {i} must be followed by a cell that calls a labkit check"
+        )
+    code = [c for c in cells if c.cell_type == "code"]
+    for cell in code:
+        assert not TORCH_IMPORT.search(cell.source), "lessons run without torch: use minigrad"
+    assert any(c.outputs for c in code), "no stored outputs: run `make notebooks`"
+    assert "widgets" not in nb.metadata, "do not store widget state (make notebooks drops it)"
+    assert solutions >= 1, "every lesson has at least one exercise"
+
+
+# --- static HTML export ----------------------------------------------------------------------
+
+
+def test_html_export_shows_graphs_without_javascript(tmp_path):
+    lesson = next(p for p in LESSONS if p.name.startswith("02_"))
+    index = export_html.export([lesson], tmp_path)
+    page = (tmp_path / f"{lesson.stem}.html").read_text(encoding="utf-8")
+    assert "<svg" in page
+    assert "application/vnd.jupyter.widget-view+json" not in page
+    assert lesson.stem in index.read_text(encoding="utf-8")
