@@ -36,12 +36,16 @@ class MarkerError(ValueError):
 def _stub_for(solution: str) -> list[str]:
     """Stub lines for one solution block (without indentation).
 
-    Assignments keep their targets, function definitions keep their signatures; anything else
-    (a bare call, say) becomes a single `...` line, so the block still parses.
+    Assignments keep their targets, function definitions keep their signatures; a block that
+    returns (the body of a function the learner writes) and anything else (a bare call, say)
+    becomes a single `...` line, so the block still parses.
     """
     try:
         tree = ast.parse(textwrap.dedent(solution))
     except SyntaxError:
+        return [f"...  {STUB_COMMENT}"]
+    if any(isinstance(node, ast.Return) for node in tree.body):
+        # a function body to write: its local names are the learner's choice, not a contract
         return [f"...  {STUB_COMMENT}"]
     lines: list[str] = []
     seen: set[str] = set()
@@ -81,7 +85,10 @@ def strip_solutions(source: str) -> str:
         elif stripped == END:
             if block is None:
                 raise MarkerError(f"{END} without {BEGIN}")
-            out.extend(indent + s if s else "" for s in _stub_for("\n".join(block)))
+            # an indented block is a body (of a function, a loop) the learner writes whole:
+            # its local names are the learner's choice, so only top-level blocks keep targets
+            stub = _stub_for("\n".join(block)) if not indent else [f"...  {STUB_COMMENT}"]
+            out.extend(indent + s if s else "" for s in stub)
             block = None
         elif block is not None:
             block.append(line)

@@ -69,7 +69,8 @@ class GraphView:
         self.legend = legend
         self.max_nodes = max_nodes
         self.rankdir = rankdir
-        self._drawings: dict[frozenset, Drawing] = {}
+        self._drawings: dict[frozenset, Drawing] = {}  # per set of collapsed modules
+        self._sources: dict[frozenset, str] = {}
 
     def toggle(self, module_id: str) -> None:
         """Collapse an expanded module or expand a collapsed one, by its element id (`m<k>`)."""
@@ -110,7 +111,10 @@ class GraphView:
                 "record_forward(module=...)), draw a smaller part (an intermediate tensor), or "
                 "raise max_nodes=."
             )
-        return to_dot(drawing, legend=self.legend, rankdir=self.rankdir).source
+        key = frozenset(self.collapsed)
+        if key not in self._sources:  # writing DOT for 2,000 nodes takes ~0.15 s: once
+            self._sources[key] = to_dot(drawing, legend=self.legend, rankdir=self.rankdir).source
+        return self._sources[key]
 
     def svg(self) -> str:
         """The laid-out picture (raises GraphTooLargeError or DotNotFoundError)."""

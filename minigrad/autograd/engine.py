@@ -259,9 +259,10 @@ def execute(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph: bool
     def send(node: Node, slot: int, grad: Tensor | None, source: Node | None) -> None:
         if needed is not None and node not in needed:
             return
+        if observed:  # a None gradient still counts down the target's dependencies
+            emit("edge", source=source, target=node, slot=slot, grad=_snap(grad),
+                 remaining=deps[node] - 1)
         if grad is not None:
-            if observed:
-                emit("edge", source=source, target=node, slot=slot, grad=_snap(grad))
             _add_to_buffer(buffers, node, slot, grad, observed)
         elif node not in buffers:
             buffers[node] = [None] * node._num_outputs

@@ -58,14 +58,17 @@ class BackwardCFunction(Node, FunctionCtx):
     def _release_variables(self) -> list:
         if not self._saved_list or self._freed:
             return []
-        names = [f"saved_tensors[{i}]" for i in range(len(self._saved_list))]
+        self._freed_shapes = {f"saved_tensors[{i}]": s.shape
+                              for i, s in enumerate(self._saved_list) if isinstance(s, SavedTensor)}
         self._saved_list = [None] * len(self._saved_list)
         self._freed = True
-        return names
+        return list(self._freed_shapes)
 
     def saved_tensor_slots(self) -> list:
-        return [(f"saved_tensors[{i}]", s.shape if isinstance(s, SavedTensor) else None,
-                 self._freed) for i, s in enumerate(self._saved_list or [])]
+        if self._freed:
+            return [(k, shape, True) for k, shape in self._freed_shapes.items()]
+        return [(f"saved_tensors[{i}]", s.shape, False) for i, s in enumerate(self._saved_list or [])
+                if isinstance(s, SavedTensor)]
 
     def _materialize(self, grads: list) -> list:
         return Node._materialize(self, grads) if self.materialize_grads else grads

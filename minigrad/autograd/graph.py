@@ -92,6 +92,7 @@ class Node:
     _input_meta: tuple = ()  # (shape tuple, numpy dtype) per edge
     _saved: dict | None = None
     _freed = False
+    _freed_shapes: dict = {}  # what _release_variables dropped, for the explorer
     _pre_hooks: dict | None = None
     _post_hooks: dict | None = None
     _tensor_hooks: dict | None = None  # output_nr -> a tensor's own hook dict
@@ -169,19 +170,22 @@ class Node:
                 return self.saved(key)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
-    def saved_tensor_slots(self) -> list[tuple[str, tuple | None, bool]]:
+    def saved_tensor_slots(self) -> list[tuple[str, tuple, bool]]:
         """(name, shape, freed) of each tensor this node saved: what the explorer draws."""
-        return [(k, v.shape if isinstance(v, SavedTensor) else None, self._freed)
-                for k, v in (self._saved or {}).items() if isinstance(v, SavedTensor) or self._freed]
+        if self._freed:
+            return [(k, shape, True) for k, shape in self._freed_shapes.items()]
+        return [(k, v.shape, False) for k, v in (self._saved or {}).items()
+                if isinstance(v, SavedTensor)]
 
     def _release_variables(self) -> list:
         """Drop saved tensors (retain_graph=False); returns the names of what was freed."""
         if not self._saved or self._freed:
             return []
-        names = list(self._saved)
-        self._saved = {k: None for k in names}
+        self._freed_shapes = {k: v.shape for k, v in self._saved.items()
+                              if isinstance(v, SavedTensor)}
+        self._saved = dict.fromkeys(self._saved)
         self._freed = True
-        return names
+        return list(self._freed_shapes)
 
     # --- running ----------------------------------------------------------------------------
     def _materialize(self, grads: list) -> list:

@@ -16,13 +16,6 @@ from numba import njit, prange
 FAST = {"reassoc", "contract", "nsz"}
 
 
-@njit(cache=True, inline="always")
-def _taps(pos, stride, pad, k, size):
-    """The kernel taps [lo, hi) that put output position `pos` on a real (unpadded) input."""
-    start = pos * stride - pad
-    return max(0, -start), min(k, size - start)
-
-
 @njit(cache=True)
 def _channels_last(w):
     """(O,C,kh,kw) -> (C,kh,kw,O): the output channel becomes the contiguous axis."""
@@ -60,13 +53,15 @@ def conv2d_forward(x, w, stride, pad):
         acc = np.zeros((ho, wo, o), x.dtype)
         for ci in range(c):
             for y in range(ho):
-                i0, i1 = _taps(y, stride, pad, kh, h)
-                for i in range(i0, i1):
+                for i in range(kh):
                     iy = y * stride - pad + i
+                    if iy < 0 or iy >= h:
+                        continue
                     for xo in range(wo):
-                        j0, j1 = _taps(xo, stride, pad, kw, wd)
-                        for j in range(j0, j1):
+                        for j in range(kw):
                             ix = xo * stride - pad + j
+                            if ix < 0 or ix >= wd:
+                                continue
                             v = x[b, ci, iy, ix]
                             for oi in range(o):
                                 acc[y, xo, oi] += v * wt[ci, i, j, oi]
@@ -88,13 +83,15 @@ def conv2d_input_grad(g, w, x_shape, stride, pad):
         gt = _sample_channels_last(g, b)
         for ci in range(c):
             for y in range(ho):
-                i0, i1 = _taps(y, stride, pad, kh, h)
-                for i in range(i0, i1):
+                for i in range(kh):
                     iy = y * stride - pad + i
+                    if iy < 0 or iy >= h:
+                        continue
                     for xo in range(wo):
-                        j0, j1 = _taps(xo, stride, pad, kw, wd)
-                        for j in range(j0, j1):
+                        for j in range(kw):
                             ix = xo * stride - pad + j
+                            if ix < 0 or ix >= wd:
+                                continue
                             s = g.dtype.type(0)
                             for oi in range(o):
                                 s += gt[y, xo, oi] * wt[ci, i, j, oi]
@@ -113,13 +110,15 @@ def conv2d_weight_grad(x, g, w_shape, stride, pad, parts):
             gt = _sample_channels_last(g, b)
             for ci in range(c):
                 for y in range(ho):
-                    i0, i1 = _taps(y, stride, pad, kh, h)
-                    for i in range(i0, i1):
+                    for i in range(kh):
                         iy = y * stride - pad + i
+                        if iy < 0 or iy >= h:
+                            continue
                         for xo in range(wo):
-                            j0, j1 = _taps(xo, stride, pad, kw, wd)
-                            for j in range(j0, j1):
+                            for j in range(kw):
                                 ix = xo * stride - pad + j
+                                if ix < 0 or ix >= wd:
+                                    continue
                                 v = x[b, ci, iy, ix]
                                 for oi in range(o):
                                     partial[p, ci, i, j, oi] += v * gt[y, xo, oi]

@@ -16,8 +16,6 @@ from .shape import broadcast_shapes
 
 def _float_result(arrays: list[np.ndarray], dtype):
     """True division and transcendental ops turn integer inputs into the default float."""
-    from .. import dtypes
-
     if dtype.is_floating_point:
         return arrays, dtype
     d = dtypes.get_default_dtype()
@@ -272,7 +270,7 @@ class ClampBackward1(Node):
 def _unary(node_cls: type[Node], fn, a: Tensor, save_self=False, save_result=False) -> Tensor:
     x = a._data
     if not np.issubdtype(x.dtype, np.floating):
-        x = x.astype(np.float32)
+        x = x.astype(dtypes.get_default_dtype().np)  # ints become the default float
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         data = fn(x)
     return record(node_cls, data.astype(x.dtype, copy=False), (a,),

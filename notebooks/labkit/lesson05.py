@@ -71,7 +71,13 @@ def check_accumulated_grads(accumulated_grads: Callable[..., Any]) -> None:
         if np.allclose(got, full, atol=1e-5):
             continue
         stale = np.full_like(full, 5.0)
-        if np.allclose(got, full * n_micro, atol=1e-4):
+        if np.allclose(got, stale):
+            v.require(
+                False,
+                "the gradients are unchanged (still the old 5.0s): zero them, "
+                "then run one backward pass per micro-batch.",
+            )
+        elif np.allclose(got, full * n_micro, atol=1e-4):
             v.require(
                 False,
                 f"with n_micro={n_micro} the gradients are {n_micro}× too large: "

@@ -48,8 +48,9 @@ def check_sgd_step(sgd_step: Callable[[list[Any], float], Any]) -> None:
     if close(w, [1.0, -2.0]) and close(b, [0.5]):
         v.require(
             False,
-            "the parameters did not change: `p = p - lr * p.grad` makes a new tensor "
-            "and rebinds the local name p; the parameter stays as it was. Update in "
+            "the parameters did not change. If you wrote `p = p - lr * p.grad`: that "
+            "makes a new tensor and rebinds the local name p; the parameter stays as it was. "
+            "Update in "
             "place: `p -= lr * p.grad` (inside torch.no_grad()).",
         )
         v.done("")

@@ -86,10 +86,17 @@ def test_stub_keeps_assignment_targets_and_signatures():
     compile(out, "<stub>", "exec")  # still valid Python
 
 
-def test_stub_inside_a_block_keeps_indentation():
+def test_stub_inside_a_block_is_one_indented_ellipsis():
     source = f"for i in range(3):\n    {BEGIN}\n    total = i * 2\n    {END}\n"
     out = students.strip_solutions(source)
-    assert "    total = ...  # your code here" in out
+    assert out.rstrip() == "for i in range(3):\n    ...  # your code here"
+    compile(out, "<stub>", "exec")
+
+
+def test_stub_of_a_function_body_hides_its_local_names():
+    source = f"def f(t):\n    {BEGIN}\n    seen = set()\n    return sorted(seen)\n    {END}\n"
+    out = students.strip_solutions(source)
+    assert out.strip() == "def f(t):\n    ...  # your code here"
     compile(out, "<stub>", "exec")
 
 
