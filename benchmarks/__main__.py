@@ -1,4 +1,5 @@
-"""`python -m benchmarks [--rounds N] [--workloads W1,W3] [--no-jit] [--json PATH]`."""
+"""`python -m benchmarks [--rounds N] [--workloads W1,W3] [--threads 2] [--clock wall|cpu]
+[--no-jit] [--json PATH]`: see benchmarks/__init__.py."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import argparse
 import os
 import sys
 
-from . import jit_startup, report, timing
+from threadpoolctl import threadpool_limits
+
+from . import jit_startup, report, runner, timing
 from .frameworks import minigrad_impl, torch_impl
 from .micro import micrograd_impl
 from .numpy_backprop import numpy_impl
@@ -16,9 +19,9 @@ from .workloads import DESCRIPTIONS
 DEFAULT_JSON = os.path.join(os.path.dirname(__file__), "results", "latest.json")
 
 
-def implementations() -> list[Impl]:
-    return [minigrad_impl("numba"), minigrad_impl("numpy"), torch_impl(), numpy_impl(),
-            micrograd_impl()]
+def implementations(threads: int) -> list[Impl]:
+    return [minigrad_impl("numba", threads), minigrad_impl("numpy", threads),
+            torch_impl(threads), numpy_impl(), micrograd_impl()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,11 +30,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample-ms", type=float, default=50.0,
                         help="repeat fast workloads until a sample lasts about this long")
     parser.add_argument("--workloads", default=",".join(DESCRIPTIONS))
+    parser.add_argument("--threads", type=int, default=2,
+                        help="threads for PyTorch, numba kernels and BLAS (issue 4: 2)")
+    parser.add_argument("--clock", choices=sorted(runner.CLOCKS), default="wall",
+                        help="'cpu' (with --threads 1) is steadier on a busy machine")
     parser.add_argument("--no-jit", action="store_true", help="skip the fresh-process JIT timing")
     parser.add_argument("--json", default=DEFAULT_JSON, help="where to write the results")
     args = parser.parse_args(argv)
 
-    impls = implementations()
+    runner.use_clock(args.clock)
+    threadpool_limits(args.threads, user_api="blas")  # numpy's (and torch's) BLAS
+    impls = implementations(args.threads)
     results = {}
     for workload in args.workloads.split(","):
         present = [i for i in impls if workload in i.setups]
@@ -40,9 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     jit = None if args.no_jit else jit_startup.measure()
     table, info = report.rows(results), report.machine()
     goals = report.targets(table, jit)
-    print(report.text(table, goals, jit, info))
-    settings = {"rounds": args.rounds, "sample_ms": args.sample_ms,
-                "torch_threads": 2, "numba_threads": os.environ.get("NUMBA_NUM_THREADS", "default")}
+    settings = {"rounds": args.rounds, "sample_ms": args.sample_ms, "threads": args.threads,
+                "clock": args.clock}
+    print(report.text(table, goals, jit, info, settings))
     report.write_json(args.json, table, goals, jit, info, settings)
     print(f"\nwrote {args.json}", file=sys.stderr)
     return 0

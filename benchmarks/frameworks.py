@@ -3,12 +3,11 @@ workload is written once against `lib` (the torch or the minigrad module)."""
 
 from __future__ import annotations
 
-from time import perf_counter
 from types import ModuleType
 from typing import Any
 
 from . import data
-from .runner import Impl, Runner, timed
+from .runner import Impl, Runner, now, timed
 from .workloads import LR, W1_SIZES, W2_SIZES, W4_LENGTH, W4_START, w4_ops
 
 
@@ -73,14 +72,14 @@ def _w4(lib: ModuleType) -> Runner:
     x = lib.full((4,), W4_START, requires_grad=True)
 
     def run() -> tuple[dict[str, float], float]:
-        start = perf_counter()
+        start = now()
         y = x
         for f in ops:
             y = f(y)
-        mid = perf_counter()
+        mid = now()
         total = y.sum()
         total.backward()
-        end = perf_counter()
+        end = now()
         x.grad = None
         return {"forward/op": (mid - start) / W4_LENGTH,
                 "backward/op": (end - mid) / W4_LENGTH}, total.item()
@@ -97,15 +96,21 @@ def setups(lib: ModuleType) -> dict:
     }
 
 
-def torch_impl() -> Impl:
+def torch_impl(threads: int) -> Impl:
     import torch
 
-    torch.set_num_threads(2)
+    torch.set_num_threads(threads)
     return Impl("PyTorch CPU", setups(torch))
 
 
-def minigrad_impl(backend: str) -> Impl:
+def minigrad_impl(backend: str, threads: int) -> Impl:
     import minigrad
 
-    return Impl(f"minigrad ({backend})", setups(minigrad),
-                before=lambda: minigrad.kernels.use(backend))
+    def before() -> None:
+        minigrad.kernels.use(backend)
+        if backend == "numba":
+            import numba
+
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+
+    return Impl(f"minigrad ({backend})", setups(minigrad), before=before)

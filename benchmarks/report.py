@@ -83,10 +83,13 @@ def _time(seconds: float) -> str:
     return f"{seconds / 1e-9:8.1f} ns"
 
 
-def text(table: list[dict], goals: list[dict], jit: dict | None, info: dict) -> str:
+def text(table: list[dict], goals: list[dict], jit: dict | None, info: dict,
+         settings: dict) -> str:
     lines = [f"machine: {info['cpu']}, {info['cores']} cores, Python {info['python']}, "
              + ", ".join(f"{k} {v}" for k, v in info["versions"].items() if v),
-             f"load average when done: {info['load_average_1min']:.2f}"
+             f"{settings['threads']} thread(s), {settings['clock']} clock, "
+             f"{settings['rounds']} interleaved samples each; load average when done: "
+             f"{info['load_average_1min']:.2f}"
              + ("  (busy machine: numbers are noisy)" if info["load_average_1min"] > 1 else "")]
     header = f"  {'implementation':20s} {'metric':12s} {'median':>11s} {'IQR':>6s} " \
              f"{'vs torch':>9s} {'first loss':>11s}"

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from time import perf_counter
 
-from .runner import Impl, Runner
+from .runner import Impl, Runner, now
 
 
 @dataclass
@@ -42,9 +41,9 @@ def _sample(run: Runner, inner: int) -> dict[str, float]:
 
 def _calibrate(run: Runner, target_s: float) -> int:
     """Repetitions per sample so that a sample lasts about target_s (at least one)."""
-    start = perf_counter()
+    start = now()
     run()
-    once = perf_counter() - start
+    once = now() - start
     return max(1, min(1000, round(target_s / max(once, 1e-9))))
 
 

@@ -1,5 +1,8 @@
 """minigrad: a numpy autograd with PyTorch's names and semantics (`import minigrad as torch`)."""
 
+# ruff: noqa: F401 - this module re-exports the public names
+
+from . import autograd  # noqa: E402,F401  (after Tensor so autograd sees the bound methods)
 from . import ops as _ops  # noqa: F401 - binds Tensor methods
 from .autograd import (  # noqa: F401
     enable_grad,
@@ -10,11 +13,31 @@ from .autograd import (  # noqa: F401
 from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly  # noqa: F401
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled  # noqa: F401
 from .creation import (  # noqa: F401
-    arange, as_tensor, empty, eye, from_numpy, full, full_like, linspace, manual_seed, ones,
-    ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor, zeros, zeros_like,
+    arange,
+    as_tensor,
+    empty,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    tensor,
+    zeros,
+    zeros_like,
 )
 from .dtypes import (  # noqa: F401
     bool_ as bool,  # noqa: A004
+)
+from .dtypes import (
     dtype,
     float16,
     float32,
@@ -31,8 +54,6 @@ from .ops import reduction as _red
 from .ops import shape as _sh
 from .tensor import Size, Tensor  # noqa: F401
 
-from . import autograd  # noqa: E402,F401  (after Tensor so autograd sees the bound methods)
-
 float = float32  # noqa: A001
 double = float64
 long = int64
@@ -46,8 +67,14 @@ maximum, minimum = _red.max, _red.min  # with a tensor second argument: elementw
 sum, mean, max, min, argmax = _red.sum, _red.mean, _red.max, _red.min, _red.argmax  # noqa: A001
 var, std, norm, softmax, log_softmax = _red.var, _red.std, _red.norm, _red.softmax, _red.log_softmax
 reshape, transpose, permute, t = _sh.reshape, _sh.transpose, _sh.permute, _sh.t
-unsqueeze, squeeze, flatten, cat, stack, clone = (_sh.unsqueeze, _sh.squeeze, _sh.flatten,
-                                                  _sh.cat, _sh.stack, _sh.clone)
+unsqueeze, squeeze, flatten, cat, stack, clone = (
+    _sh.unsqueeze,
+    _sh.squeeze,
+    _sh.flatten,
+    _sh.cat,
+    _sh.stack,
+    _sh.clone,
+)
 concat = cat
 select = _ix.select
 matmul, mm, mv, dot, addmm = _la.matmul, _la.mm, _la.mv, _la.dot, _la.addmm

@@ -46,12 +46,24 @@ LEGACY_NAMES = {
     "int32": "IntTensor",
     "bool": "BoolTensor",
 }
-SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
-                "int64": "Long", "int32": "Int", "bool": "Bool"}
+SCALAR_NAMES = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "bool": "Bool",
+}
 
 # C type names, as PyTorch's grad-assignment errors print them.
-C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-           "int32": "int", "bool": "bool"}
+C_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "int64": "long int",
+    "int32": "int",
+    "bool": "bool",
+}
 
 
 def from_numpy_dtype(np_dtype) -> dtype:
@@ -66,8 +78,10 @@ def from_numpy_dtype(np_dtype) -> dtype:
         return int64
     if np_dtype.kind == "b":
         return bool_
-    raise TypeError(f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
-                    "float64, float32, float16, int64, int32, and bool.")
+    raise TypeError(
+        f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
+        "float64, float32, float16, int64, int32, and bool."
+    )
 
 
 def get_default_dtype() -> dtype:

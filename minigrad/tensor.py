@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -58,8 +59,9 @@ class Tensor:
     _retains_grad = False
     _is_inference = False
 
-    def _init(self, data: np.ndarray, requires_grad: bool = False,
-              counter: _VersionCounter | None = None) -> None:
+    def _init(
+        self, data: np.ndarray, requires_grad: bool = False, counter: _VersionCounter | None = None
+    ) -> None:
         self._data = data
         if requires_grad:
             self._requires_grad = True
@@ -68,8 +70,9 @@ class Tensor:
             self._is_inference = True
 
     @classmethod
-    def _wrap(cls, data: np.ndarray, requires_grad: bool = False,
-              counter: _VersionCounter | None = None) -> Tensor:
+    def _wrap(
+        cls, data: np.ndarray, requires_grad: bool = False, counter: _VersionCounter | None = None
+    ) -> Tensor:
         t = cls.__new__(cls)
         t._init(data, requires_grad, counter)
         return t
@@ -122,8 +125,9 @@ class Tensor:
     @property
     def volatile(self) -> bool:
         """Removed in PyTorch 0.4; still answers False with a warning, as PyTorch does."""
-        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
-                      stacklevel=2)
+        warnings.warn(
+            "volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2
+        )
         return False
 
     # --- autograd state --------------------------------------------------------------------
@@ -147,12 +151,14 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
-        self._set_requires_grad(flag, "only Tensors of floating point and complex dtype can "
-                                      "require gradients")
+        self._set_requires_grad(
+            flag, "only Tensors of floating point and complex dtype can require gradients"
+        )
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        return self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can "
-                                                      "require gradients")
+        return self._set_requires_grad(
+            requires_grad, "only Tensors of floating point dtype can require gradients"
+        )
 
     def _set_requires_grad(self, requires_grad: bool, dtype_error: str) -> Tensor:
         if self.grad_fn is not None:
@@ -160,7 +166,8 @@ class Tensor:
                 raise RuntimeError(
                     "you can only change requires_grad flags of leaf variables. If you want to use "
                     "a computed variable in a subgraph that doesn't require differentiation use "
-                    "var_no_grad = var.detach().")
+                    "var_no_grad = var.detach()."
+                )
             return self
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError(dtype_error)
@@ -193,18 +200,24 @@ class Tensor:
     def grad(self, value: Tensor | None) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
-                                f"type {type(value).__name__}")
+                raise TypeError(
+                    "assigned grad expected to be a Tensor or None but got grad of "
+                    f"type {type(value).__name__}"
+                )
             if value.shape != self.shape:
-                raise RuntimeError(f"attempting to assign a gradient of size "
-                                   f"'{list(value.shape)}' to a tensor of size '{list(self.shape)}'"
-                                   ". Please ensure that the gradient and the tensor are the same "
-                                   "size")
-            if value.dtype != self.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{dtypes.C_NAMES[value.dtype.name]}'"
+                    f"attempting to assign a gradient of size "
+                    f"'{list(value.shape)}' to a tensor of size '{list(self.shape)}'"
+                    ". Please ensure that the gradient and the tensor are the same "
+                    "size"
+                )
+            if value.dtype != self.dtype:
+                given = dtypes.C_NAMES[value.dtype.name]
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{given}'"
                     f" to a tensor with grad_dtype '{dtypes.SCALAR_NAMES[self.dtype.name]}'. The "
-                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype).")
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype)."
+                )
         self._grad = value
 
     @grad.deleter
@@ -244,8 +257,9 @@ class Tensor:
     def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
         """hook(tensor), run after a leaf's .grad has been updated."""
         if not self.is_leaf:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
-                               "tensors")
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._post_acc_hooks is None:
@@ -261,12 +275,19 @@ class Tensor:
 
     def _check_savable(self) -> None:
         if self._is_inference and not grad_mode._State.inference:
-            raise RuntimeError("Inference tensors cannot be saved for backward. To work around "
-                               "you can make a clone to get a normal tensor and use it in "
-                               "autograd.")
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. To work around "
+                "you can make a clone to get a normal tensor and use it in "
+                "autograd."
+            )
 
-    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
-                 create_graph: bool = False, inputs: Any = None) -> None:
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
         from .autograd import backward as _backward
 
         _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
@@ -280,13 +301,15 @@ class Tensor:
 
     def detach_(self) -> Tensor:
         if self._base is not None and self._base.requires_grad:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
-                               "using DistributedDataParallel (DDP) for training, and "
-                               "gradient_as_bucket_view is set as True, gradients are views of "
-                               "DDP buckets, and hence detach_() cannot be called on these "
-                               "gradients. To fix this error, please refer to the "
-                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
-                               "solution.")
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are "
+                "using DistributedDataParallel (DDP) for training, and "
+                "gradient_as_bucket_view is set as True, gradients are views of "
+                "DDP buckets, and hence detach_() cannot be called on these "
+                "gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
+                "solution."
+            )
         self._grad_fn, self._output_nr, self._requires_grad = None, 0, False
         return self
 
@@ -305,8 +328,10 @@ class Tensor:
     # --- conversions -----------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
         if self.requires_grad:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
-                               "tensor.detach().numpy() instead.")
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use "
+                "tensor.detach().numpy() instead."
+            )
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -314,8 +339,9 @@ class Tensor:
 
     def item(self) -> Any:
         if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to "
-                               "Scalar")
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
         return self._data.reshape(()).item()
 
     def tolist(self) -> Any:
@@ -329,13 +355,12 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.reshape(()).item())
 
     def __index__(self) -> int:
         if self.dtype.category != 1 or self._data.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an "
-                            "index")
+            raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
     def __hash__(self) -> int:
@@ -359,8 +384,10 @@ class Tensor:
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
-                               "the deepcopy protocol at the moment.")
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support "
+                "the deepcopy protocol at the moment."
+            )
         out = type(self).__new__(type(self))
         out._init(self._data.copy(), self._requires_grad)
         out.__dict__.update({k: v for k, v in self.__dict__.items() if k not in out.__dict__})

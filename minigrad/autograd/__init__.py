@@ -16,15 +16,33 @@ def Variable(data, requires_grad: bool = False, volatile: bool = False):  # noqa
     from ..tensor import Tensor
 
     if volatile:
-        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
-                      stacklevel=2)
+        warnings.warn(
+            "volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2
+        )
     t = data if isinstance(data, Tensor) else Tensor(data)
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
-__all__ = ["Function", "FunctionCtx", "Variable", "backward", "detect_anomaly", "enable_grad",
-           "functional", "grad", "gradcheck", "gradgradcheck", "graph", "inference_mode",
-           "is_anomaly_enabled", "no_grad", "observe", "once_differentiable", "record_steps",
-           "set_detect_anomaly", "set_grad_enabled"]
+__all__ = [
+    "Function",
+    "FunctionCtx",
+    "Variable",
+    "backward",
+    "detect_anomaly",
+    "enable_grad",
+    "functional",
+    "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "graph",
+    "inference_mode",
+    "is_anomaly_enabled",
+    "no_grad",
+    "observe",
+    "once_differentiable",
+    "record_steps",
+    "set_detect_anomaly",
+    "set_grad_enabled",
+]

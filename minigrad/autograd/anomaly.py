@@ -23,7 +23,7 @@ class set_detect_anomaly:  # noqa: N801
         self.prev = (_State.enabled, _State.check_nan)
         _State.enabled, _State.check_nan = bool(mode), check_nan
 
-    def __enter__(self) -> "set_detect_anomaly":
+    def __enter__(self) -> set_detect_anomaly:
         return self
 
     def __exit__(self, *exc: Any) -> bool:
@@ -33,8 +33,12 @@ class set_detect_anomaly:  # noqa: N801
 
 class detect_anomaly(set_detect_anomaly):  # noqa: N801
     def __init__(self, check_nan: bool = True) -> None:
-        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
-                      "and should only be enabled for debugging.", UserWarning, stacklevel=2)
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime "
+            "and should only be enabled for debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
         super().__init__(True, check_nan)
 
 
@@ -47,5 +51,9 @@ def forward_trace() -> str:
 def report_error(node) -> None:
     trace = node._anomaly_trace
     if trace:
-        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused "
-                      f"the error:\n{trace}", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"Error detected in {node.name()}. Traceback of forward call that caused "
+            f"the error:\n{trace}",
+            UserWarning,
+            stacklevel=3,
+        )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,19 +29,25 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
             if out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not out.dtype.is_floating_point:
-                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs "
-                                   f"but got {out.dtype}")
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs "
+                    f"but got {out.dtype}"
+                )
             result.append(Tensor._wrap(np.ones(out.shape, dtype=out._data.dtype)))
             continue
         if not isinstance(g, Tensor):
             g = Tensor._wrap(np.asarray(g, dtype=out._data.dtype))
         if g.shape != out.shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
-                               f"output[{i}] has a shape of {out.shape}.")
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                f"output[{i}] has a shape of {out.shape}."
+            )
         if g.dtype.is_floating_point != out.dtype.is_floating_point:
-            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to "
-                               f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a "
-                               f"dtype of {g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+            raise RuntimeError(
+                f"For complex Tensors, both grad_output and output are required to "
+                f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a "
+                f"dtype of {g.dtype} and output[{i}] has a dtype of {out.dtype}."
+            )
         result.append(g)
     return result
 
@@ -49,12 +55,19 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
 def _check_roots(outputs: tuple) -> None:
     for i, out in enumerate(outputs):
         if not out.requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
-                               "grad_fn")
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
 
 
-def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
-             create_graph: bool = False, grad_variables: Any = None, inputs: Any = None) -> None:
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Any = None,
+) -> None:
     """Accumulate d(tensors)/d(leaf) into each leaf's .grad (or only into `inputs`)."""
     if grad_variables is not None:
         warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", stacklevel=2)
@@ -75,9 +88,17 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     engine.execute(outputs, grads, retain_graph, create_graph, inputs, capture=False)
 
 
-def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
-         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
-         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple:
     """Return d(outputs)/d(inputs) without touching any .grad."""
     from ..tensor import Tensor
 
@@ -86,8 +107,10 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and not allow_unused:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
-                         "but got: allow_unused=False.")
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when "
+            "materialize_grads=True, but got: allow_unused=False."
+        )
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
     for t in inputs_t:
         if not isinstance(t, Tensor):
@@ -103,9 +126,11 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     for i, (t, g) in enumerate(zip(inputs_t, result)):
         if g is None:
             if not allow_unused:
-                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
-                                   "been used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have "
+                    "been used in the graph. Set allow_unused=True if this is the "
+                    "desired behavior."
+                )
             if materialize_grads:
                 g = Tensor._wrap(np.zeros(t.shape, dtype=t._data.dtype))
         elif not create_graph:

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import anomaly, grad_mode
 from ..dtypes import from_numpy_dtype
+from . import anomaly, grad_mode
 from .graph import Node, grad_accumulator
 from .observe import LISTENERS, emit
 
@@ -40,11 +41,14 @@ def _check_hook_result(name: str, old: Tensor, new) -> Tensor:
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Tensor or None (got {type(new).__name__})")
     if new.shape != old.shape:
-        raise RuntimeError(f"hook '{name}' has changed the size of value (was {list(old.shape)} "
-                           f"got {list(new.shape)})")
+        raise RuntimeError(
+            f"hook '{name}' has changed the size of value (was {list(old.shape)} "
+            f"got {list(new.shape)})"
+        )
     if new.dtype != old.dtype:
-        raise RuntimeError(f"hook '{name}' has changed the type of value (was {old.dtype} got "
-                           f"{new.dtype})")
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was {old.dtype} got {new.dtype})"
+        )
     return new
 
 
@@ -54,8 +58,10 @@ def _validate(node: Node, outs: tuple) -> list:
 
     edges, metas = node.next_functions, node._input_meta
     if len(outs) != len(edges):
-        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                           f"(expected {len(edges)}, got {len(outs)})")
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients "
+            f"(expected {len(edges)}, got {len(outs)})"
+        )
     fixed = list(outs)
     for i, g in enumerate(outs):
         if g is None or edges[i][0] is None:
@@ -63,8 +69,10 @@ def _validate(node: Node, outs: tuple) -> list:
         if type(g) is Tensor and g._data.shape == metas[i][0] and g._data.dtype == metas[i][1]:
             continue  # the common case: nothing to check further
         if not isinstance(g, Tensor):
-            raise TypeError(f"function {node.name()} returned a gradient of type "
-                            f"{type(g).__name__} at index {i}, expected a Tensor or None")
+            raise TypeError(
+                f"function {node.name()} returned a gradient of type "
+                f"{type(g).__name__} at index {i}, expected a Tensor or None"
+            )
         shape, np_dtype = metas[i]
         if g._data.shape != shape:
             try:
@@ -72,9 +80,11 @@ def _validate(node: Node, outs: tuple) -> list:
             except ValueError:
                 expandable = False
             if not expandable:
-                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
-                                   f"{i} - got {list(g.shape)} but expected shape compatible with "
-                                   f"{list(shape)}")
+                raise RuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at index "
+                    f"{i} - got {list(g.shape)} but expected shape compatible with "
+                    f"{list(shape)}"
+                )
             g = g.sum_to_size(shape)
         if g._data.dtype != np_dtype:
             g = g.to(from_numpy_dtype(np_dtype))
@@ -117,8 +127,9 @@ def _needed(order: list[Node], targets: set) -> set:
                     needed.add(node)
                 continue
             stack.append((node, True))
-            stack.extend((n, False) for n, _ in node.next_functions if n is not None
-                         and n not in done)
+            stack.extend(
+                (n, False) for n, _ in node.next_functions if n is not None and n not in done
+            )
     return needed
 
 
@@ -132,8 +143,14 @@ def _add_to_buffer(buffers: dict, node: Node, slot: int, grad: Tensor, observed:
         before = buf[slot]
         buf[slot] = before + grad
         if observed:
-            emit("buffer_sum", node=node, slot=slot, before=_snap(before), added=_snap(grad),
-                 after=_snap(buf[slot]))
+            emit(
+                "buffer_sum",
+                node=node,
+                slot=slot,
+                before=_snap(before),
+                added=_snap(grad),
+                after=_snap(buf[slot]),
+            )
 
 
 def _run_tensor_hooks(node: Node, grads: list, observed: bool) -> None:
@@ -150,16 +167,30 @@ def _run_tensor_hooks(node: Node, grads: list, observed: bool) -> None:
                 break
             result = fn(grads[slot])
             if observed:
-                emit("hook", hook="tensor", node=node, slot=slot, fn=_fn_name(fn),
-                     grad=_snap(grads[slot]), returned=_snap(result) if result is not None else None)
+                emit(
+                    "hook",
+                    hook="tensor",
+                    node=node,
+                    slot=slot,
+                    fn=_fn_name(fn),
+                    grad=_snap(grads[slot]),
+                    returned=_snap(result),
+                )
             if result is not None:
                 grads[slot] = _check_hook_result(_fn_name(fn), grads[slot], result)
     for slot, fn in (node._retain_hooks or {}).items():
         if grads[slot] is not None:
             fn(grads[slot])
             if observed:
-                emit("hook", hook="retain_grad", node=node, slot=slot, fn="retain_grad",
-                     grad=_snap(grads[slot]), returned=None)
+                emit(
+                    "hook",
+                    hook="retain_grad",
+                    node=node,
+                    slot=slot,
+                    fn="retain_grad",
+                    grad=_snap(grads[slot]),
+                    returned=None,
+                )
 
 
 def _fn_name(fn) -> str:
@@ -181,13 +212,26 @@ def _accumulate(node, grad: Tensor | None, create_graph: bool, observed: bool) -
         var._grad._data += grad._data
         var._grad._version_counter.value += 1
     if observed:
-        emit("accumulate", node=node, variable=var, before=before, added=_snap(grad),
-             after=_snap(var._grad))
+        emit(
+            "accumulate",
+            node=node,
+            variable=var,
+            before=before,
+            added=_snap(grad),
+            after=_snap(var._grad),
+        )
     for fn in tuple((var._post_acc_hooks or {}).values()):
         fn(var)
         if observed:
-            emit("hook", hook="post_accumulate", node=node, slot=0, fn=_fn_name(fn),
-                 grad=_snap(var._grad), returned=None)
+            emit(
+                "hook",
+                hook="post_accumulate",
+                node=node,
+                slot=0,
+                fn=_fn_name(fn),
+                grad=_snap(var._grad),
+                returned=None,
+            )
     return []
 
 
@@ -196,8 +240,15 @@ def _call_node(node: Node, grads: list, observed: bool, run=None) -> list:
     for fn in tuple((node._pre_hooks or {}).values()):
         result = fn(tuple(grads))
         if observed:
-            emit("hook", hook="prehook", node=node, slot=None, fn=_fn_name(fn),
-                 grad=[_snap(g) for g in grads], returned=result is not None)
+            emit(
+                "hook",
+                hook="prehook",
+                node=node,
+                slot=None,
+                fn=_fn_name(fn),
+                grad=[_snap(g) for g in grads],
+                returned=result is not None,
+            )
         if result is not None:
             grads[:] = list(result)
     if run is not None:
@@ -211,8 +262,15 @@ def _call_node(node: Node, grads: list, observed: bool, run=None) -> list:
     for fn in tuple((node._post_hooks or {}).values()):
         result = fn(tuple(outs), tuple(grads))
         if observed:
-            emit("hook", hook="posthook", node=node, slot=None, fn=_fn_name(fn),
-                 grad=[_snap(g) for g in outs], returned=result is not None)
+            emit(
+                "hook",
+                hook="posthook",
+                node=node,
+                slot=None,
+                fn=_fn_name(fn),
+                grad=[_snap(g) for g in outs],
+                returned=result is not None,
+            )
         if result is not None:
             outs = list(result)
     return outs
@@ -224,8 +282,14 @@ def _check_nan(node: Node, outs: list) -> None:
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 
-def execute(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph: bool,
-            create_graph: bool, inputs: Sequence[Tensor] | None, capture: bool) -> list | None:
+def execute(
+    roots: Sequence[Tensor],
+    grads: Sequence[Tensor],
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Tensor] | None,
+    capture: bool,
+) -> list | None:
     """Run one backward pass from `roots` seeded with `grads`.
 
     capture=False accumulates into leaves (or only into `inputs`); capture=True returns the
@@ -248,9 +312,16 @@ def execute(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph: bool
     results: list = [None] * (len(inputs) if inputs is not None else 0)
 
     if observed:
-        emit("backward_start", roots=list(roots), root_nodes=root_nodes, retain_graph=retain_graph,
-             create_graph=create_graph, inputs=list(inputs) if inputs is not None else None,
-             dependencies={n: c for n, c in deps.items()}, capture=capture)
+        emit(
+            "backward_start",
+            roots=list(roots),
+            root_nodes=root_nodes,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            inputs=list(inputs) if inputs is not None else None,
+            dependencies={n: c for n, c in deps.items()},
+            capture=capture,
+        )
 
     tie = itertools.count()
     heap: list = []
@@ -260,8 +331,14 @@ def execute(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph: bool
         if needed is not None and node not in needed:
             return
         if observed:  # a None gradient still counts down the target's dependencies
-            emit("edge", source=source, target=node, slot=slot, grad=_snap(grad),
-                 remaining=deps[node] - 1)
+            emit(
+                "edge",
+                source=source,
+                target=node,
+                slot=slot,
+                grad=_snap(grad),
+                remaining=deps[node] - 1,
+            )
         if grad is not None:
             _add_to_buffer(buffers, node, slot, grad, observed)
         elif node not in buffers:
@@ -281,8 +358,12 @@ def execute(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph: bool
             _, _, node = heapq.heappop(heap)
             grads_in = buffers.pop(node)
             if observed:
-                emit("node_start", node=node, grad_outputs=[_snap(g) for g in grads_in],
-                     queue=[e[2] for e in sorted(heap)])
+                emit(
+                    "node_start",
+                    node=node,
+                    grad_outputs=[_snap(g) for g in grads_in],
+                    queue=[e[2] for e in sorted(heap)],
+                )
             _run_tensor_hooks(node, grads_in, observed)
             for slot, idx in captures.get(node, ()):
                 results[idx] = grads_in[slot]
@@ -293,8 +374,12 @@ def execute(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph: bool
             runs = needed is None or any(n in needed for n, _ in node.next_functions if n)
             if node._is_accumulate_grad:
                 if not capture:
-                    _call_node(node, grads_in, observed, run=lambda g, n=node: _accumulate(
-                        n, g[0], create_graph, observed))
+                    _call_node(
+                        node,
+                        grads_in,
+                        observed,
+                        run=lambda g, n=node: _accumulate(n, g[0], create_graph, observed),
+                    )
                 continue
             if not runs:
                 continue
@@ -309,8 +394,12 @@ def execute(roots: Sequence[Tensor], grads: Sequence[Tensor], retain_graph: bool
                     anomaly.report_error(node)
                 raise
             if observed:
-                emit("node_run", node=node, grad_outputs=[_snap(g) for g in grads_in],
-                     grad_inputs=[_snap(g) for g in outs])
+                emit(
+                    "node_run",
+                    node=node,
+                    grad_outputs=[_snap(g) for g in grads_in],
+                    grad_inputs=[_snap(g) for g in outs],
+                )
             if not retain_graph:
                 freed = node._release_variables()
                 if freed and observed:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from . import grad_mode
 from .engine import _edge_of
 from .graph import Node, SavedTensor
@@ -52,14 +50,16 @@ class BackwardCFunction(Node, FunctionCtx):
             raise RuntimeError(FREED_MESSAGE)
         if self._saved_list is None:
             return tuple(self.to_save)
-        return tuple(s.unpack(self) if isinstance(s, SavedTensor) else s
-                     for s in self._saved_list)
+        return tuple(s.unpack(self) if isinstance(s, SavedTensor) else s for s in self._saved_list)
 
     def _release_variables(self) -> list:
         if not self._saved_list or self._freed:
             return []
-        self._freed_shapes = {f"saved_tensors[{i}]": s.shape
-                              for i, s in enumerate(self._saved_list) if isinstance(s, SavedTensor)}
+        self._freed_shapes = {
+            f"saved_tensors[{i}]": s.shape
+            for i, s in enumerate(self._saved_list)
+            if isinstance(s, SavedTensor)
+        }
         self._saved_list = [None] * len(self._saved_list)
         self._freed = True
         return list(self._freed_shapes)
@@ -67,8 +67,11 @@ class BackwardCFunction(Node, FunctionCtx):
     def saved_tensor_slots(self) -> list:
         if self._freed:
             return [(k, shape, True) for k, shape in self._freed_shapes.items()]
-        return [(f"saved_tensors[{i}]", s.shape, False) for i, s in enumerate(self._saved_list or [])
-                if isinstance(s, SavedTensor)]
+        return [
+            (f"saved_tensors[{i}]", s.shape, False)
+            for i, s in enumerate(self._saved_list or [])
+            if isinstance(s, SavedTensor)
+        ]
 
     def _materialize(self, grads: list) -> list:
         return Node._materialize(self, grads) if self.materialize_grads else grads
@@ -81,8 +84,10 @@ class BackwardCFunction(Node, FunctionCtx):
         if len(result) > expected and all(r is None for r in result[expected:]):
             result = result[:expected]
         if len(result) != expected:
-            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
-                               f"(expected {expected}, got {len(result)})")
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients "
+                f"(expected {expected}, got {len(result)})"
+            )
         return tuple(r for r, is_tensor in zip(result, self._arg_is_tensor) if is_tensor)
 
 
@@ -101,20 +106,25 @@ class Function(metaclass=FunctionMeta):
         pass
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. "
-                           "Please use new-style autograd function with static forward method. "
-                           "(Example: https://pytorch.org/docs/stable/autograd.html"
-                           "#torch.autograd.Function)")
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. "
+            "Please use new-style autograd function with static forward method. "
+            "(Example: https://pytorch.org/docs/stable/autograd.html"
+            "#torch.autograd.Function)"
+        )
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("You must implement the forward function for custom "
-                                  "autograd.Function.")
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
-        raise NotImplementedError("You must implement either the backward or vjp method for your "
-                                  "custom autograd.Function to use it with backward mode AD.")
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your "
+            "custom autograd.Function to use it with backward mode AD."
+        )
 
     vjp = backward
 
@@ -135,14 +145,17 @@ class Function(metaclass=FunctionMeta):
         if differentiable:  # edges first: a dirty input is about to be rebased onto this node
             node._arg_is_tensor = tuple(t is not None for t in tensor_args)
             node.next_functions = tuple(_edge_of(t) for t in tensor_args if t is not None)
-            node._input_meta = tuple((t._data.shape, t._data.dtype) for t in tensor_args
-                                     if t is not None)
+            node._input_meta = tuple(
+                (t._data.shape, t._data.dtype) for t in tensor_args if t is not None
+            )
         dirty = {id(t) for t in node.dirty_tensors}
         returned = {id(o) for o in outputs if isinstance(o, Tensor)}
         if dirty - returned:
-            raise RuntimeError("Some elements marked as dirty during the forward method were not "
-                               "returned as output. The inputs that are modified inplace must all "
-                               "be outputs of the Function.")
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not "
+                "returned as output. The inputs that are modified inplace must all "
+                "be outputs of the Function."
+            )
         input_ids = {id(t) for t in tensor_args if t is not None}
         non_diff = {id(t) for t in node.non_differentiable}
         wrapped = []
@@ -152,8 +165,9 @@ class Function(metaclass=FunctionMeta):
                 continue
             if id(o) in dirty:
                 if differentiable and o.is_leaf and o._requires_grad:
-                    raise RuntimeError("a leaf Variable that requires grad has been used in an "
-                                       "in-place operation.")
+                    raise RuntimeError(
+                        "a leaf Variable that requires grad has been used in an in-place operation."
+                    )
                 o._version_counter.value += 1  # PyTorch bumps dirty outputs once more
                 out = o
             elif id(o) in input_ids:  # an input returned as is: a new tensor on the same data
@@ -168,14 +182,22 @@ class Function(metaclass=FunctionMeta):
             wrapped.append(out)
         if differentiable:
             node._num_outputs = len(outputs)
-            node._out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor)
-                                   else ((), None) for o in outputs)
+            node._out_meta = tuple(
+                (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None)
+                for o in outputs
+            )
             out_ids = {id(o): w for o, w in zip(outputs, wrapped) if isinstance(o, Tensor)}
             node._saved_list = [_save(node, t, out_ids) for t in node.to_save]
             node.to_save = ()
             if LISTENERS:
-                emit("node_created", node=node, name=node.name(), inputs=tensor_args,
-                     output=wrapped[0], shape=tuple(getattr(wrapped[0], "shape", ())))
+                emit(
+                    "node_created",
+                    node=node,
+                    name=node.name(),
+                    inputs=tensor_args,
+                    output=wrapped[0],
+                    shape=tuple(getattr(wrapped[0], "shape", ())),
+                )
         return wrapped[0] if single else tuple(wrapped)
 
 
@@ -185,8 +207,10 @@ def _save(node: Node, t: Any, out_ids: dict) -> Any:
     if t is None:
         return None
     if not isinstance(t, Tensor):
-        raise TypeError("save_for_backward can only save variables, but argument 0 is of type "
-                        f"{type(t).__name__}")
+        raise TypeError(
+            "save_for_backward can only save variables, but argument 0 is of type "
+            f"{type(t).__name__}"
+        )
     if id(t) in out_ids:
         return SavedTensor(out_ids[id(t)], is_output=True)
     return SavedTensor(t, is_output=False)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -19,9 +20,11 @@ def _as_tuple(x: Any) -> tuple[tuple, bool]:
 
 
 def _prepare(inputs: tuple, create_graph: bool) -> tuple:
-    # Fresh leaves (or, for create_graph, differentiable aliases) so the caller's graph is untouched.
-    return tuple(x.view_as(x) if create_graph and x.requires_grad else
-                 x.detach().requires_grad_(True) for x in inputs)
+    # Fresh leaves (or, for create_graph, differentiable aliases): the caller's graph is untouched.
+    return tuple(
+        x.view_as(x) if create_graph and x.requires_grad else x.detach().requires_grad_(True)
+        for x in inputs
+    )
 
 
 def _zeros(like) -> Any:
@@ -33,13 +36,15 @@ def _zeros(like) -> Any:
 def _grads(out, inputs: tuple, v, create_graph: bool) -> tuple:
     if not out.requires_grad:
         return tuple(_zeros(x) for x in inputs)
-    gs = autograd_grad(out, inputs, v, retain_graph=True, create_graph=create_graph,
-                       allow_unused=True)
+    gs = autograd_grad(
+        out, inputs, v, retain_graph=True, create_graph=create_graph, allow_unused=True
+    )
     return tuple(_zeros(x) if g is None else g for g, x in zip(gs, inputs))
 
 
-def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
-        strict: bool = False) -> tuple:
+def vjp(
+    func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
+) -> tuple:
     """(func(inputs), v^T J)."""
     xs, is_tuple = _as_tuple(inputs)
     with grad_mode.enable_grad():
@@ -55,8 +60,14 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
     return (outs if out_tuple else outs[0]), (gs if is_tuple else gs[0])
 
 
-def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
-             vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
+def jacobian(
+    func: Callable,
+    inputs: Any,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    strategy: str = "reverse-mode",
+) -> Any:
     """J[i][j] = d outputs[i] / d inputs[j], shaped output.shape + input.shape."""
     from ..ops.shape import stack
 
@@ -79,24 +90,33 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     return tuple(table) if out_tuple else table[0]
 
 
-def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
-            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
+def hessian(
+    func: Callable,
+    inputs: Any,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    outer_jacobian_strategy: str = "reverse-mode",
+) -> Any:
     """The Jacobian of the gradient of a scalar function."""
     xs, is_tuple = _as_tuple(inputs)
 
     def gradient(*args: Any) -> Any:
         out = func(*args)
         if out.numel() != 1:
-            raise RuntimeError("The function given to hessian should return a single element "
-                               "Tensor")
-        return jacobian(lambda *a: func(*a).reshape(()), args if is_tuple else args[0],
-                        create_graph=True)
+            raise RuntimeError(
+                "The function given to hessian should return a single element Tensor"
+            )
+        return jacobian(
+            lambda *a: func(*a).reshape(()), args if is_tuple else args[0], create_graph=True
+        )
 
     return jacobian(gradient, xs if is_tuple else xs[0], create_graph=create_graph)
 
 
-def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
-        strict: bool = False) -> tuple:
+def jvp(
+    func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
+) -> tuple:
     """(func(inputs), J v), by the double-vjp trick."""
     from ..creation import zeros_like
 
@@ -108,16 +128,23 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         us = tuple(zeros_like(o).requires_grad_(True) for o in outs)
         gs = autograd_grad(outs, xs, us, create_graph=True, allow_unused=True)
         pairs = [(g, vv) for g, vv in zip(gs, vs or (None,) * len(xs)) if g is not None]
-        jv = autograd_grad([g for g, _ in pairs], us, [vv for _, vv in pairs],
-                           create_graph=create_graph, allow_unused=True)
-    jv = tuple(_zeros(o) if j is None else (j if create_graph else j.detach())
-               for j, o in zip(jv, outs))
+        jv = autograd_grad(
+            [g for g, _ in pairs],
+            us,
+            [vv for _, vv in pairs],
+            create_graph=create_graph,
+            allow_unused=True,
+        )
+    jv = tuple(
+        _zeros(o) if j is None else (j if create_graph else j.detach()) for j, o in zip(jv, outs)
+    )
     outs = tuple(o.detach() for o in outs)
     return (outs if out_tuple else outs[0]), (jv if out_tuple else jv[0])
 
 
-def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
-        strict: bool = False) -> tuple:
+def vhp(
+    func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
+) -> tuple:
     """(func(inputs), v^T H)."""
     xs, is_tuple = _as_tuple(inputs)
     with grad_mode.enable_grad():

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -57,24 +58,40 @@ def _analytical(outs: tuple, inputs: tuple, i: int) -> list[np.ndarray]:
             for k in range(o._data.size):
                 onehot = np.zeros(o._data.size, dtype=o._data.dtype)
                 onehot[k] = 1
-                (g,) = autograd_grad(o, x, Tensor._wrap(onehot.reshape(o.shape)),
-                                     retain_graph=True, allow_unused=True)
+                (g,) = autograd_grad(
+                    o,
+                    x,
+                    Tensor._wrap(onehot.reshape(o.shape)),
+                    retain_graph=True,
+                    allow_unused=True,
+                )
                 if g is not None:
                     j[:, k] = g._data.astype(np.float64).ravel()
         jac.append(j)
     return jac
 
 
-def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5,
-              rtol: float = 1e-3, raise_exception: bool = True, **_ignored: Any) -> bool:
+def gradcheck(
+    func: Callable,
+    inputs: Any,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    **_ignored: Any,
+) -> bool:
     """True when analytical and numerical Jacobians agree within atol + rtol * |numerical|."""
     inputs = _tuple(inputs)
     for idx, t in enumerate(inputs):
         if getattr(t, "requires_grad", False) and t.dtype.name != "float64":
-            warnings.warn(f"Input #{idx} requires gradient and is not a double precision floating "
-                          "point or complex. This check will likely fail if all the inputs are "
-                          "not of double precision floating point or complex. ", UserWarning,
-                          stacklevel=2)
+            warnings.warn(
+                f"Input #{idx} requires gradient and is not a double precision floating "
+                "point or complex. This check will likely fail if all the inputs are "
+                "not of double precision floating point or complex. ",
+                UserWarning,
+                stacklevel=2,
+            )
     with grad_mode.enable_grad():
         outs = _outputs(func, inputs)
     for i, x in enumerate(inputs):
@@ -84,17 +101,27 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
         analytical = _analytical(outs, inputs, i)
         for j, (n, a) in enumerate(zip(numerical, analytical)):
             if not np.allclose(a, n, rtol=rtol, atol=atol):
-                msg = (f"Jacobian mismatch for output {j} with respect to input {i},\n"
-                       f"numerical:{n}\nanalytical:{a}\n")
+                msg = (
+                    f"Jacobian mismatch for output {j} with respect to input {i},\n"
+                    f"numerical:{n}\nanalytical:{a}\n"
+                )
                 if raise_exception:
                     raise GradcheckError(msg)
                 return False
     return True
 
 
-def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
-                  atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
-                  **_ignored: Any) -> bool:
+def gradgradcheck(
+    func: Callable,
+    inputs: Any,
+    grad_outputs: Any = None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    **_ignored: Any,
+) -> bool:
     """gradcheck of the function that maps (inputs, grad_outputs) to the first gradients."""
     from ..tensor import Tensor
 
@@ -103,8 +130,10 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
         outs = _outputs(func, inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = tuple(Tensor._wrap(rng.standard_normal(o.shape).astype(o._data.dtype),
-                                          requires_grad=True) for o in outs)
+        grad_outputs = tuple(
+            Tensor._wrap(rng.standard_normal(o.shape).astype(o._data.dtype), requires_grad=True)
+            for o in outs
+        )
     grad_outputs = _tuple(grad_outputs)
     diff_idx = [k for k, t in enumerate(inputs) if getattr(t, "requires_grad", False)]
     n_in = len(inputs)
@@ -112,9 +141,16 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
     def first_grads(*args: Any) -> tuple:
         xs, gos = args[:n_in], args[n_in:]
         ys = _outputs(func, xs)
-        grads = autograd_grad(ys, [xs[k] for k in diff_idx], gos, create_graph=True,
-                              allow_unused=True)
+        grads = autograd_grad(
+            ys, [xs[k] for k in diff_idx], gos, create_graph=True, allow_unused=True
+        )
         return tuple(g for g in grads if g is not None)
 
-    return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+    return gradcheck(
+        first_grads,
+        inputs + grad_outputs,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+    )

@@ -5,7 +5,8 @@ from __future__ import annotations
 import itertools
 import re
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,8 +33,15 @@ class SavedTensor:
     weak reference to the node), so saving outputs creates no reference cycle.
     """
 
-    __slots__ = ("_tensor", "_data", "_counter", "_version", "_node_ref", "_output_nr",
-                 "_requires_grad")
+    __slots__ = (
+        "_tensor",
+        "_data",
+        "_counter",
+        "_version",
+        "_node_ref",
+        "_output_nr",
+        "_requires_grad",
+    )
 
     def __init__(self, tensor: Tensor, is_output: bool) -> None:
         self._counter = tensor._version_counter
@@ -64,8 +72,11 @@ class SavedTensor:
         shape = list(self._data.shape if self._tensor is None else self._tensor.shape)
         dname = (self._data.dtype if self._tensor is None else self._tensor._data.dtype).name
         desc = f"[torch.{LEGACY_NAMES.get(dname, dname)} {shape}]"
-        node = self._node_ref() if self._tensor is None and self._node_ref else (
-            self._tensor.grad_fn if self._tensor is not None else None)
+        node = (
+            self._node_ref()
+            if self._tensor is None and self._node_ref
+            else (self._tensor.grad_fn if self._tensor is not None else None)
+        )
         nr = self._output_nr if self._tensor is None else self._tensor._output_nr
         op = re.sub(r"Backward\d*$", "", node.name()) if node is not None else ""
         where = f", which is output {nr} of {op}," if node is not None else ""
@@ -165,7 +176,7 @@ class Node:
         # grad_fn._saved_self, _saved_other ... like PyTorch's generated attributes
         saved = self.__dict__.get("_saved")
         if attr.startswith("_saved_") and saved:
-            key = attr[len("_saved_"):]
+            key = attr[len("_saved_") :]
             if key in saved:
                 return self.saved(key)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
@@ -174,15 +185,19 @@ class Node:
         """(name, shape, freed) of each tensor this node saved: what the explorer draws."""
         if self._freed:
             return [(k, shape, True) for k, shape in self._freed_shapes.items()]
-        return [(k, v.shape, False) for k, v in (self._saved or {}).items()
-                if isinstance(v, SavedTensor)]
+        return [
+            (k, v.shape, False)
+            for k, v in (self._saved or {}).items()
+            if isinstance(v, SavedTensor)
+        ]
 
     def _release_variables(self) -> list:
         """Drop saved tensors (retain_graph=False); returns the names of what was freed."""
         if not self._saved or self._freed:
             return []
-        self._freed_shapes = {k: v.shape for k, v in self._saved.items()
-                              if isinstance(v, SavedTensor)}
+        self._freed_shapes = {
+            k: v.shape for k, v in self._saved.items() if isinstance(v, SavedTensor)
+        }
         self._saved = dict.fromkeys(self._saved)
         self._freed = True
         return list(self._freed_shapes)
@@ -192,8 +207,10 @@ class Node:
         """Zeros for outputs that received no gradient (multi-output nodes only)."""
         from ..tensor import Tensor
 
-        return [Tensor._wrap(np.zeros(shape, dtype=dt)) if g is None else g
-                for g, (shape, dt) in zip(grads, self._out_meta)]
+        return [
+            Tensor._wrap(np.zeros(shape, dtype=dt)) if g is None else g
+            for g, (shape, dt) in zip(grads, self._out_meta)
+        ]
 
     def backward(self, *grads: Tensor | None) -> tuple:  # pragma: no cover - overridden
         raise NotImplementedError

@@ -21,7 +21,7 @@ class RemovableHandle:
         for d in self._dicts:
             d.pop(self.id, None)
 
-    def __enter__(self) -> "RemovableHandle":
+    def __enter__(self) -> RemovableHandle:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -5,7 +5,8 @@ Producers guard each emit with `if LISTENERS:` so observing costs nothing when n
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 LISTENERS: list[Callable[[dict], None]] = []
 
@@ -22,7 +23,7 @@ class record_steps:  # noqa: N801
     def __init__(self) -> None:
         self.records: list[dict] = []
 
-    def __enter__(self) -> "record_steps":
+    def __enter__(self) -> record_steps:
         LISTENERS.append(self.records.append)
         return self
 

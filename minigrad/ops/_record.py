@@ -51,17 +51,22 @@ def operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], dtypes.dtype
     """Tensors for each operand, their arrays cast to the promoted dtype, and that dtype."""
     common = _common_dtype(values)
     if common is not None:  # the usual case, decided without the general promotion rules
-        tensors = [v if isinstance(v, Tensor) else Tensor._wrap(np.asarray(v, dtype=common))
-                   for v in values]
+        tensors = [
+            v if isinstance(v, Tensor) else Tensor._wrap(np.asarray(v, dtype=common))
+            for v in values
+        ]
         return tensors, [t._data for t in tensors], dtypes._BY_NUMPY[common]
-    result = dtypes.promote([(_priority(v), v.dtype if isinstance(v, Tensor) else _py_dtype(v))
-                             for v in values])
+    result = dtypes.promote(
+        [(_priority(v), v.dtype if isinstance(v, Tensor) else _py_dtype(v)) for v in values]
+    )
     # Python numbers go straight to the result dtype, never through float32 first.
-    tensors = [v if isinstance(v, Tensor) else
-               Tensor._wrap(np.asarray(v, dtype=result.np if _priority(v) == 0 else None))
-               for v in values]
-    arrays = [t._data if t._data.dtype == result.np else t._data.astype(result.np)
-              for t in tensors]
+    tensors = [
+        v
+        if isinstance(v, Tensor)
+        else Tensor._wrap(np.asarray(v, dtype=result.np if _priority(v) == 0 else None))
+        for v in values
+    ]
+    arrays = [t._data if t._data.dtype == result.np else t._data.astype(result.np) for t in tensors]
     return tensors, arrays, result
 
 
@@ -90,14 +95,23 @@ def should_record(inputs: tuple) -> bool:
     if not grad_mode._State.enabled:
         return False
     for t in inputs:
-        if t is not None and (t._requires_grad or t._grad_fn is not None or (
-                t._base is not None and t.grad_fn is not None)):
+        if t is not None and (
+            t._requires_grad
+            or t._grad_fn is not None
+            or (t._base is not None and t.grad_fn is not None)
+        ):
             return True
     return False
 
 
-def record(node_cls: type[Node], data: np.ndarray, inputs: tuple, save: dict | None = None,
-           save_result: bool = False, **attrs: Any) -> Tensor:
+def record(
+    node_cls: type[Node],
+    data: np.ndarray,
+    inputs: tuple,
+    save: dict | None = None,
+    save_result: bool = False,
+    **attrs: Any,
+) -> Tensor:
     """Wrap `data` as the op's output and, when grad is on, attach a `node_cls` node to it.
 
     `inputs` are the tensors gradients flow back to (None for a non-tensor slot); `save` the
@@ -108,8 +122,9 @@ def record(node_cls: type[Node], data: np.ndarray, inputs: tuple, save: dict | N
         return out
     node = node_cls()
     node.next_functions = tuple(_edge_of(t) if t is not None else (None, 0) for t in inputs)
-    node._input_meta = tuple((t._data.shape, t._data.dtype) if t is not None else None
-                             for t in inputs)
+    node._input_meta = tuple(
+        (t._data.shape, t._data.dtype) if t is not None else None for t in inputs
+    )
     if attrs:
         node.__dict__.update(attrs)
     out._grad_fn = node
@@ -120,8 +135,14 @@ def record(node_cls: type[Node], data: np.ndarray, inputs: tuple, save: dict | N
     if anomaly._State.enabled:
         node._anomaly_trace = anomaly.forward_trace()
     if LISTENERS:
-        emit("node_created", node=node, name=node.name(), inputs=list(inputs), output=out,
-             shape=tuple(data.shape))
+        emit(
+            "node_created",
+            node=node,
+            name=node.name(),
+            inputs=list(inputs),
+            output=out,
+            shape=tuple(data.shape),
+        )
     return out
 
 

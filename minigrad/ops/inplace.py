@@ -7,7 +7,8 @@ Writing into a view rebases the view's base instead, through a CopySlices node.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -18,16 +19,19 @@ from ._record import record, should_record
 from .flat import gather_flat, scatter_flat
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
-VIEW_OF_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an "
-                        "in-place operation.")
+VIEW_OF_LEAF_MESSAGE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
 
 
 def _check(t: Tensor) -> None:
     if t._is_inference and not grad_mode._State.inference:
-        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
-                           "allowed.You can make a clone to get a normal tensor before doing "
-                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
-                           "details.")
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not "
+            "allowed.You can make a clone to get a normal tensor before doing "
+            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+            "details."
+        )
     if not grad_mode._State.enabled:
         return
     if t._grad_fn is None and t._requires_grad:
@@ -36,9 +40,11 @@ def _check(t: Tensor) -> None:
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
     if t._data.ndim and not t._data.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
-                           "refers to a single memory location. Please clone() the tensor before "
-                           "performing the operation.")
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor "
+            "refers to a single memory location. Please clone() the tensor before "
+            "performing the operation."
+        )
 
 
 def _snapshot(t: Tensor) -> Tensor:
@@ -59,8 +65,10 @@ def _write(t: Tensor, data: np.ndarray) -> None:
         try:
             data = np.broadcast_to(data, t._data.shape)
         except ValueError:
-            raise RuntimeError(f"output with shape {list(t.shape)} doesn't match the broadcast "
-                               f"shape {list(data.shape)}") from None
+            raise RuntimeError(
+                f"output with shape {list(t.shape)} doesn't match the broadcast "
+                f"shape {list(data.shape)}"
+            ) from None
     np.copyto(t._data, data, casting="unsafe")
     t._version_counter.value += 1
 
@@ -138,8 +146,13 @@ def view_of_base(view: Tensor):
     base = view._base
     if not base.requires_grad:
         return None
-    return record(AsStridedBackward0, view._data, (base,), flat_index=_flat_index(view),
-                  base_shape=tuple(base.shape))._grad_fn
+    return record(
+        AsStridedBackward0,
+        view._data,
+        (base,),
+        flat_index=_flat_index(view),
+        base_shape=tuple(base.shape),
+    )._grad_fn
 
 
 def _inplace_on_view(view: Tensor, fn: Callable[..., Tensor], *args: Any, **kw: Any) -> Tensor:
@@ -161,8 +174,11 @@ def _inplace_on_view(view: Tensor, fn: Callable[..., Tensor], *args: Any, **kw: 
 
 # --- PyTorch's in-place methods on top of their out-of-place twins -------------------------
 def fill(t: Tensor, value: Any) -> Tensor:
-    return record(FillBackward0, np.full(t.shape, value._data if isinstance(value, Tensor)
-                                          else value, dtype=t._data.dtype), (t,))
+    return record(
+        FillBackward0,
+        np.full(t.shape, value._data if isinstance(value, Tensor) else value, dtype=t._data.dtype),
+        (t,),
+    )
 
 
 class FillBackward0(Node):

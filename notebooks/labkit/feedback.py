@@ -41,6 +41,7 @@ def verdict(exercise: str) -> Verdict:
 
 def close(actual: Any, expected: Any, rtol: float = 1e-5, atol: float = 1e-6) -> bool:
     """Numerically equal, for tensors of minigrad or torch, numpy arrays or numbers."""
+
     def arr(v: Any) -> np.ndarray:
         if hasattr(v, "detach"):
             v = v.detach()

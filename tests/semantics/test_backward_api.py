@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
-
 from parity import assert_same
+
 from semantics.snippets import collect
 
 
 def snip_scalar_and_one_element(torch, out):
     x = torch.tensor([2.0], requires_grad=True)
-    (x ** 3).backward()
+    (x**3).backward()
     out("shape [1] works", x.grad)
     y = torch.tensor([1.0, 2.0], requires_grad=True)
     with out.raises("non-scalar"):
@@ -67,8 +67,8 @@ def snip_autograd_backward_many(torch, out):
 def snip_grad_function(torch, out):
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = torch.tensor([3.0], requires_grad=True)
-    f = (x ** 2).sum() + y.sum() * 0
-    gx, = torch.autograd.grad(f, x, retain_graph=True)
+    f = (x**2).sum() + y.sum() * 0
+    (gx,) = torch.autograd.grad(f, x, retain_graph=True)
     out("grad", gx)
     out(".grad untouched", (x.grad, y.grad))
     out("tuple", type(torch.autograd.grad(f, [x, y], retain_graph=True)).__name__)
@@ -93,35 +93,41 @@ def snip_grad_wrt_non_leaf(torch, out):
 
 def snip_second_backward_rules(torch, out):
     x = torch.tensor([1.0, 2.0], requires_grad=True)
-    for name, fn in [("add", lambda t: (t + 1).sum()), ("mul", lambda t: (t * 2).sum()),
-                     ("exp", lambda t: t.exp().sum()), ("view", lambda t: t.view(2, 1).sum()),
-                     ("mean", lambda t: t.mean()), ("neg", lambda t: (-t).sum()),
-                     ("div", lambda t: (t / 2).sum()), ("pow", lambda t: (t ** 2).sum())]:
+    for name, fn in [
+        ("add", lambda t: (t + 1).sum()),
+        ("mul", lambda t: (t * 2).sum()),
+        ("exp", lambda t: t.exp().sum()),
+        ("view", lambda t: t.view(2, 1).sum()),
+        ("mean", lambda t: t.mean()),
+        ("neg", lambda t: (-t).sum()),
+        ("div", lambda t: (t / 2).sum()),
+        ("pow", lambda t: (t**2).sum()),
+    ]:
         y = fn(x)
         y.backward()
         with out.raises(name):
             y.backward()
     x.grad = None
-    y = (x ** 3).sum()
+    y = (x**3).sum()
     y.backward(retain_graph=True)
     y.backward()
     out("retain_graph then again", x.grad)
     with out.raises("freed saved tensor access"):
-        y.grad_fn.next_functions[0][0]._saved_self
+        _ = y.grad_fn.next_functions[0][0]._saved_self
 
 
 def snip_higher_order(torch, out):
     x = torch.tensor([2.0], requires_grad=True)
-    y = x ** 3
-    g1, = torch.autograd.grad(y, x, create_graph=True)
+    y = x**3
+    (g1,) = torch.autograd.grad(y, x, create_graph=True)
     out("first", (g1, g1.requires_grad, g1.grad_fn is not None))
-    g2, = torch.autograd.grad(g1, x, create_graph=True)
-    g3, = torch.autograd.grad(g2, x)
+    (g2,) = torch.autograd.grad(g1, x, create_graph=True)
+    (g3,) = torch.autograd.grad(g2, x)
     out("second, third", (g2, g3))
     z = torch.tensor([1.0, 2.0], requires_grad=True)
     (z.sin() * z).sum().backward(create_graph=True)
     out("grad has graph", z.grad.requires_grad)
-    gg, = torch.autograd.grad(z.grad.sum(), z)
+    (gg,) = torch.autograd.grad(z.grad.sum(), z)
     out("grad of grad", gg)
 
 
@@ -135,16 +141,16 @@ def snip_functional(torch, out):
     out("jacobian", F.jacobian(f, x))
 
     def g(x, y):
-        return (x * y).sum() + (x ** 2).sum()
+        return (x * y).sum() + (x**2).sum()
 
     xs = (torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))
     out("jacobian tuple", F.jacobian(g, xs))
-    out("hessian", F.hessian(lambda v: (v ** 3).sum() + v[0] * v[1], x))
+    out("hessian", F.hessian(lambda v: (v**3).sum() + v[0] * v[1], x))
     out("hessian tuple", F.hessian(g, xs))
     out("vjp", F.vjp(f, x, torch.tensor([1.0, 1.0, 1.0])))
     out("jvp", F.jvp(f, x, torch.tensor([1.0, 0.0])))
-    out("hvp", F.hvp(lambda v: (v ** 3).sum(), x, torch.tensor([1.0, 1.0])))
-    out("vhp", F.vhp(lambda v: (v ** 3).sum(), x, torch.tensor([1.0, 1.0])))
+    out("hvp", F.hvp(lambda v: (v**3).sum(), x, torch.tensor([1.0, 1.0])))
+    out("vhp", F.vhp(lambda v: (v**3).sum(), x, torch.tensor([1.0, 1.0])))
 
 
 SNIPPETS = collect(globals())

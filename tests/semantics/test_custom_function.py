@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from parity import assert_same
+
 from semantics.snippets import collect, edges
 
 
@@ -26,7 +26,6 @@ def _functions(torch):
     class TwoOut(Function):
         @staticmethod
         def forward(ctx, x):
-            ctx.mark_non_differentiable  # attribute exists
             return x * 2, x * 3
 
         @staticmethod
@@ -42,8 +41,10 @@ def _functions(torch):
         @staticmethod
         def backward(ctx, g):
             a, b = ctx.saved_tensors
-            return (g * b if ctx.needs_input_grad[0] else None,
-                    g * a if ctx.needs_input_grad[1] else None)
+            return (
+                g * b if ctx.needs_input_grad[0] else None,
+                g * a if ctx.needs_input_grad[1] else None,
+            )
 
     return MulConst, TwoOut, Needs
 
@@ -56,11 +57,13 @@ def snip_basic_function(torch, out):
     y.sum().backward()
     out("grad", x.grad)
     with out.raises("saved after free"):
-        y.grad_fn.saved_tensors
+        _ = y.grad_fn.saved_tensors
     a, b = TwoOut.apply(x)
     (a.sum() + b.sum()).backward()
-    out("two outputs", (x.grad, a.grad_fn is b.grad_fn, a.output_nr if hasattr(a, "output_nr")
-                        else None))
+    out(
+        "two outputs",
+        (x.grad, a.grad_fn is b.grad_fn, a.output_nr if hasattr(a, "output_nr") else None),
+    )
 
 
 def snip_needs_input_grad(torch, out):
@@ -253,12 +256,12 @@ def snip_double_backward_through_function(torch, out):
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
-            return x ** 3
+            return x**3
 
         @staticmethod
         def backward(ctx, g):
             (x,) = ctx.saved_tensors
-            return g * 3 * x ** 2
+            return g * 3 * x**2
 
     x = torch.tensor([2.0], requires_grad=True)
     (g1,) = torch.autograd.grad(Cube.apply(x), x, create_graph=True)
@@ -270,8 +273,11 @@ def snip_straight_through(torch, out):
     class RoundSTE(torch.autograd.Function):
         @staticmethod
         def forward(ctx, x):
-            return torch.tensor((x.detach() + 0.5).tolist()).floor() if hasattr(
-                torch.tensor(1.0), "floor") else x
+            return (
+                torch.tensor((x.detach() + 0.5).tolist()).floor()
+                if hasattr(torch.tensor(1.0), "floor")
+                else x
+            )
 
         @staticmethod
         def backward(ctx, g):

@@ -109,8 +109,12 @@ def test_anomaly_mode_shows_the_forward_line():
     x = mg.tensor([0.0, 1.0], requires_grad=True)
     with mg.autograd.set_detect_anomaly(True):
         y = x.sqrt() * 0  # the line that made the NaN
-        with warnings.catch_warnings(record=True) as caught, pytest.raises(
-                RuntimeError, match="'SqrtBackward0' returned nan values in its 0th output"):
+        with (
+            warnings.catch_warnings(record=True) as caught,
+            pytest.raises(
+                RuntimeError, match="'SqrtBackward0' returned nan values in its 0th output"
+            ),
+        ):
             warnings.simplefilter("always")
             y.sum().backward()
     text = "\n".join(str(w.message) for w in caught)
@@ -127,7 +131,7 @@ def test_deep_chain_has_no_recursion_limit():
     limit = sys.getrecursionlimit()
     assert n > limit * 10
     y.backward()
-    assert np.isclose(x.grad.item(), 1.00001 ** n, rtol=1e-3)
+    assert np.isclose(x.grad.item(), 1.00001**n, rtol=1e-3)
     del y  # freeing a 100k-node chain must not overflow the C stack either
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from parity import assert_same
+
 from semantics.snippets import collect, edges
 
 
@@ -20,7 +20,7 @@ def snip_leaf_rules(torch, out):
 def snip_edges_and_accumulate_grad(torch, out):
     x = torch.tensor([1.0], requires_grad=True)
     y = torch.tensor([2.0], requires_grad=True)
-    z = x * y + x ** 2
+    z = x * y + x**2
     out("z edges", edges(z.grad_fn))
     mul = z.grad_fn.next_functions[0][0]
     out("mul edges", edges(mul))
@@ -31,17 +31,44 @@ def snip_edges_and_accumulate_grad(torch, out):
     out("sum of const", edges((x + torch.tensor([1.0])).grad_fn))
 
 
-@pytest.mark.parametrize("expr", ["x - 1", "1 - x", "x / y", "x ** y", "2 ** x", "-x", "x @ W",
-                                  "W @ x", "x.sum()", "x.sum(0)", "x.mean()", "x.exp()",
-                                  "x.view(3, 1)", "x[0]", "x[1:]", "x[[0, 2]]", "x.unsqueeze(0)",
-                                  "x.t() if x.ndim == 2 else x.unsqueeze(1).t()", "x.clone()",
-                                  "x.double()", "x.max()", "x.clamp(min=0)", "x.clamp(0, 1)",
-                                  "x.relu()", "x.norm()", "torch.cat([x, y])",
-                                  "torch.stack([x, y])", "x.expand(2, 3)", "x.reshape(1, 3).T"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "x - 1",
+        "1 - x",
+        "x / y",
+        "x ** y",
+        "2 ** x",
+        "-x",
+        "x @ W",
+        "W @ x",
+        "x.sum()",
+        "x.sum(0)",
+        "x.mean()",
+        "x.exp()",
+        "x.view(3, 1)",
+        "x[0]",
+        "x[1:]",
+        "x[[0, 2]]",
+        "x.unsqueeze(0)",
+        "x.t() if x.ndim == 2 else x.unsqueeze(1).t()",
+        "x.clone()",
+        "x.double()",
+        "x.max()",
+        "x.clamp(min=0)",
+        "x.clamp(0, 1)",
+        "x.relu()",
+        "x.norm()",
+        "torch.cat([x, y])",
+        "torch.stack([x, y])",
+        "x.expand(2, 3)",
+        "x.reshape(1, 3).T",
+    ],
+)
 def test_grad_fn_names(expr):
     def snippet(torch, out):
-        x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
-        y = torch.tensor([1.5, 2.0, 0.5], requires_grad=True)
+        x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)  # noqa: F841 - used by eval
+        y = torch.tensor([1.5, 2.0, 0.5], requires_grad=True)  # noqa: F841 - used by eval
         W = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], requires_grad=True)  # noqa: N806
         if expr == "W @ x":
             W = W.t()  # noqa: N806
@@ -106,19 +133,39 @@ def snip_requires_grad_rules(torch, out):
         y.requires_grad = False
     y.requires_grad_(True)
     out("non-leaf on is fine", y.requires_grad)
-    out("dtype default", (torch.tensor([1.0]).dtype, torch.tensor([1]).dtype,
-                          torch.tensor([True]).dtype, torch.tensor(1.5).dtype))
-    out("promotion", ((torch.tensor([1, 2]) * 1.5).dtype,
-                      (torch.tensor([1.0]) + torch.tensor(2.0, dtype=torch.float64)).dtype,
-                      (torch.tensor([1.0]) + torch.tensor([2.0], dtype=torch.float64)).dtype,
-                      (torch.tensor([1, 2]) / 2).dtype, (torch.tensor([1, 2]) + 2).dtype))
+    out(
+        "dtype default",
+        (
+            torch.tensor([1.0]).dtype,
+            torch.tensor([1]).dtype,
+            torch.tensor([True]).dtype,
+            torch.tensor(1.5).dtype,
+        ),
+    )
+    out(
+        "promotion",
+        (
+            (torch.tensor([1, 2]) * 1.5).dtype,
+            (torch.tensor([1.0]) + torch.tensor(2.0, dtype=torch.float64)).dtype,
+            (torch.tensor([1.0]) + torch.tensor([2.0], dtype=torch.float64)).dtype,
+            (torch.tensor([1, 2]) / 2).dtype,
+            (torch.tensor([1, 2]) + 2).dtype,
+        ),
+    )
 
 
 def snip_tensor_repr(torch, out):
-    out("reprs", [repr(torch.tensor([1.0, 2.0], requires_grad=True)),
-                  repr(torch.tensor([0.5, 2.0])), repr(torch.tensor(3.0)),
-                  repr(torch.tensor([1, 2])), repr(torch.tensor([1.0], dtype=torch.float64)),
-                  repr(torch.tensor([True, False]))])
+    out(
+        "reprs",
+        [
+            repr(torch.tensor([1.0, 2.0], requires_grad=True)),
+            repr(torch.tensor([0.5, 2.0])),
+            repr(torch.tensor(3.0)),
+            repr(torch.tensor([1, 2])),
+            repr(torch.tensor([1.0], dtype=torch.float64)),
+            repr(torch.tensor([True, False])),
+        ],
+    )
     x = torch.tensor([2.0], requires_grad=True)
     out("with grad_fn", repr(x * 2))
 

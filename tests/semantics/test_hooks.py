@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from parity import assert_same
+
 from semantics.snippets import collect
 
 
@@ -79,7 +79,7 @@ def snip_hooks_survive_tensor_deletion(torch, out):
     y = x * 2
     seen = []
     y.register_hook(lambda g: seen.append(g.clone()))
-    z = (y ** 2).sum()
+    z = (y**2).sum()
     del y
     z.backward()
     out("seen", seen)

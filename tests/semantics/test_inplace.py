@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from parity import assert_same
+
 from semantics.snippets import collect, edges
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from parity import assert_same
+
 from semantics.snippets import collect
 
 
@@ -34,7 +34,7 @@ def snip_grad_modes(torch, out):
 
 def snip_detach(torch, out):
     x = torch.tensor([1.0, 2.0], requires_grad=True)
-    y = x ** 2
+    y = x**2
     z = y.detach()
     out("detached", (z.requires_grad, z.is_leaf, z.grad_fn is None))
     with out.raises("backward from detached"):
@@ -46,7 +46,7 @@ def snip_detach(torch, out):
 
 def snip_gradcheck(torch, out):
     def f(x):
-        return x ** 2 + x.sin()
+        return x**2 + x.sin()
 
     x = torch.tensor([[0.1, 0.2], [0.3, -0.4]], dtype=torch.float64, requires_grad=True)
     out("passes", torch.autograd.gradcheck(f, (x,)))
@@ -55,15 +55,16 @@ def snip_gradcheck(torch, out):
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
-            return x ** 2
+            return x**2
 
         @staticmethod
         def backward(ctx, g):
             (x,) = ctx.saved_tensors
             return g * x  # should be 2x
 
-    out("catches wrong backward", torch.autograd.gradcheck(Wrong.apply, (x,),
-                                                           raise_exception=False))
+    out(
+        "catches wrong backward", torch.autograd.gradcheck(Wrong.apply, (x,), raise_exception=False)
+    )
     with out.raises("raises"):
         torch.autograd.gradcheck(Wrong.apply, (x,))
     out("gradgradcheck", torch.autograd.gradgradcheck(f, (x,)))
