@@ -77,7 +77,7 @@ unsqueeze, squeeze, flatten, cat, stack, clone = (
 )
 concat = cat
 select = _ix.select
-matmul, mm, mv, dot, addmm = _la.matmul, _la.mm, _la.mv, _la.dot, _la.addmm
+matmul, mm, mv, dot, addmm, bmm = _la.matmul, _la.mm, _la.mv, _la.dot, _la.addmm, _la.bmm
 
 
 def is_tensor(obj) -> bool:  # noqa: D103
