@@ -127,6 +127,7 @@ METHODS = {
     "__matmul__": linalg.matmul,
     "__rmatmul__": lambda self, other: linalg.matmul(other, self),
     "matmul": linalg.matmul,
+    "bmm": linalg.bmm,
     "mm": linalg.mm,
     "mv": linalg.mv,
     "dot": linalg.dot,
