@@ -84,6 +84,18 @@ def from_numpy_dtype(np_dtype) -> dtype:
     )
 
 
+def dtype_of_to_args(args: tuple, kwargs: dict) -> dtype | None:
+    """The dtype asked for by `.to(...)`: a dtype, another tensor's dtype, or dtype=; devices
+    (the only one is the CPU) are accepted and ignored."""
+    target = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, dtype):
+            target = a
+        elif isinstance(getattr(a, "dtype", None), dtype):
+            target = a.dtype
+    return target
+
+
 def get_default_dtype() -> dtype:
     return _default_float
 

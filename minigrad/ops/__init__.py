@@ -56,14 +56,9 @@ def _inplace_unary(fn):
 
 
 def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    from ..dtypes import dtype as dtype_cls
+    from ..dtypes import dtype_of_to_args
 
-    target = kwargs.get("dtype")
-    for a in args:
-        if isinstance(a, dtype_cls):
-            target = a
-        elif isinstance(a, Tensor):
-            target = a.dtype
+    target = dtype_of_to_args(args, kwargs)
     return shape.to_dtype(self, target) if target is not None else self
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 from ..utils._typename import typename
+from ..utils.grads import zero_grads
 
 __all__ = ["Optimizer", "required"]
 
@@ -89,18 +90,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Drop (or zero in place) the .grad of every parameter this optimizer updates."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+        zero_grads(chain.from_iterable(g["params"] for g in self.param_groups), set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a .grad; returns closure()'s loss if given."""

@@ -14,9 +14,10 @@ from typing import Any
 
 from ...autograd.grad_mode import no_grad
 from ...autograd.hooks import RemovableHandle
-from ...dtypes import dtype as dtype_cls
+from ...dtypes import dtype_of_to_args
 from ...tensor import Tensor
 from ...utils._typename import typename
+from ...utils.grads import zero_grads
 from ...utils.hooks import BackwardHook
 from ..parameter import Parameter
 
@@ -290,17 +291,7 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Drop every parameter's .grad (or zero it in place with set_to_none=False)."""
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if p.grad.grad_fn is not None:
-                    p.grad.detach_()
-                else:
-                    p.grad.requires_grad_(False)
-                p.grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
         """fn(module) on every submodule (children first), then on self; e.g. custom init."""
@@ -327,12 +318,7 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Cast floating point parameters and buffers to a dtype; devices other than cpu: no-op."""
-        target = kwargs.get("dtype")
-        for a in args:
-            if isinstance(a, dtype_cls):
-                target = a
-            elif isinstance(a, Tensor):
-                target = a.dtype
+        target = dtype_of_to_args(args, kwargs)
         if target is None:
             return self
         if not target.is_floating_point:

@@ -1,0 +1,58 @@
+"""Checks for lesson 13 (myths and facts).
+
+One prediction per snippet: does it raise? Each wrong prediction gets the reason behind the
+real behaviour, which is the point of the lesson (the myths are plausible, the rules are precise).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .feedback import Verdict, verdict
+
+
+def _stop(v: Verdict) -> None:
+    """Print what is wrong so far and end the check (later steps depend on this one)."""
+    v.done("")
+
+
+RAISES = {"a": False, "b": True, "c": True, "d": False, "e": True}
+
+WHY = {
+    "a": "(x + 1).sum() saves no tensors (the gradient of + is 1), so there is nothing to free: "
+    "a second backward works and doubles x.grad.",
+    "b": "(x * x).sum() saves x for MulBackward0; the first backward frees it, so the second "
+    "raises 'Trying to backward through the graph a second time'.",
+    "c": "an in-place op on a leaf that requires grad is refused with a RuntimeError (not a "
+    "warning), whatever an article says.",
+    "d": "backward() needs one element, not zero dimensions: a shape-[1] tensor works without a "
+    "gradient argument.",
+    "e": "x.detach() does not require grad, so calling backward() on it raises 'element 0 of "
+    "tensors does not require grad'.",
+}
+
+
+def check_predictions(answer: Any) -> None:
+    """`answer` maps each snippet letter a-e to True (raises) or False (runs)."""
+    v = verdict("Raise or run?")
+    if not v.answered(answer, "predictions"):
+        return _stop(v)
+    if not v.require(
+        isinstance(answer, dict), "predictions should be a dict like {'a': True, 'b': False, ...}."
+    ):
+        return _stop(v)
+    missing = sorted(set(RAISES) - set(answer))
+    if not v.require(not missing, f"no prediction for {', '.join(missing)}."):
+        return _stop(v)
+    for key, raises in RAISES.items():
+        if not v.require(
+            isinstance(answer[key], bool), f"{key}: use True or False, got {answer[key]!r}."
+        ):
+            continue
+        if answer[key] != raises:
+            said = "raises" if answer[key] else "runs"
+            v.require(
+                False,
+                f"{key}: you said it {said}, but it {'raises' if raises else 'runs'}: {WHY[key]}",
+            )
+    v.done("all five right: b, c and e raise; a and d run.")
