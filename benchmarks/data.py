@@ -17,7 +17,7 @@ class Data:
 
     def batches(self, size: int = BATCH) -> list[tuple[np.ndarray, np.ndarray]]:
         """Fixed-order mini-batches; the last one is smaller."""
-        return [(self.x[i:i + size], self.y[i:i + size]) for i in range(0, len(self.x), size)]
+        return [(self.x[i : i + size], self.y[i : i + size]) for i in range(0, len(self.x), size)]
 
 
 @cache

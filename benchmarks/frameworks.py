@@ -21,9 +21,14 @@ def mlp(lib: ModuleType, sizes: tuple[int, ...]) -> Any:
 def cnn(lib: ModuleType) -> Any:
     nn = lib.nn
     return nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(128, 10),
+        nn.Conv2d(1, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(128, 10),
     )
 
 
@@ -81,8 +86,10 @@ def _w4(lib: ModuleType) -> Runner:
         total.backward()
         end = now()
         x.grad = None
-        return {"forward/op": (mid - start) / W4_LENGTH,
-                "backward/op": (end - mid) / W4_LENGTH}, total.item()
+        return {
+            "forward/op": (mid - start) / W4_LENGTH,
+            "backward/op": (end - mid) / W4_LENGTH,
+        }, total.item()
 
     return run
 

@@ -36,8 +36,9 @@ COMMAND = "NUMBA_CACHE_DIR=<empty dir> python -c '<first CNN step>' (benchmarks/
 
 def _run(cache_dir: str) -> dict:
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "MINIGRAD_KERNELS": "numba"}
-    out = subprocess.run([sys.executable, "-c", FIRST_STEP], env=env, capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", FIRST_STEP], env=env, capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -45,8 +46,12 @@ def measure(warm_runs: int = 3) -> dict:
     """Cold (empty cache) and warm (cached, median of warm_runs) first-step times."""
     with tempfile.TemporaryDirectory(prefix="minigrad-jit-") as cache_dir:
         cold = _run(cache_dir)
-        warm = sorted((_run(cache_dir) for _ in range(warm_runs)),
-                      key=lambda r: r["first_step_s"])
+        warm = sorted((_run(cache_dir) for _ in range(warm_runs)), key=lambda r: r["first_step_s"])
     mid = warm[len(warm) // 2]
-    return {"cold_first_step_s": cold["first_step_s"], "warm_first_step_s": mid["first_step_s"],
-            "import_minigrad_s": mid["import_s"], "warm_runs": warm_runs, "command": COMMAND}
+    return {
+        "cold_first_step_s": cold["first_step_s"],
+        "warm_first_step_s": mid["first_step_s"],
+        "import_minigrad_s": mid["import_s"],
+        "warm_runs": warm_runs,
+        "command": COMMAND,
+    }

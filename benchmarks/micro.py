@@ -49,8 +49,10 @@ def _w4() -> Runner:
         total = y[0] + y[1] + y[2] + y[3]
         total.backward()
         end = now()
-        return {"forward/op": (mid - start) / W4_LENGTH,
-                "backward/op": (end - mid) / W4_LENGTH}, total.data
+        return {
+            "forward/op": (mid - start) / W4_LENGTH,
+            "backward/op": (end - mid) / W4_LENGTH,
+        }, total.data
 
     return run
 

@@ -53,7 +53,7 @@ def _w1() -> Runner:
         acts = _mlp_forward(params, d.x)
         diff = acts[-1] - d.y
         _sgd(params, _mlp_backward(params, acts, 2 * diff / diff.size), LR["W1"])
-        return float((diff ** 2).mean())
+        return float((diff**2).mean())
 
     return timed("step", step)
 
@@ -131,8 +131,10 @@ def _w4() -> Runner:
             elif kind == 2:
                 g = g * masks[i]
         end = now()
-        return {"forward/op": (mid - start) / W4_LENGTH,
-                "backward/op": (end - mid) / W4_LENGTH}, float(y.sum())
+        return {
+            "forward/op": (mid - start) / W4_LENGTH,
+            "backward/op": (end - mid) / W4_LENGTH,
+        }, float(y.sum())
 
     return run
 

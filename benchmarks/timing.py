@@ -26,8 +26,14 @@ class Series:
     def stats(self, metric: str) -> dict[str, float]:
         xs = sorted(self.samples[metric])
         q1, _, q3 = statistics.quantiles(xs, n=4) if len(xs) > 1 else (xs[0],) * 3
-        return {"median_s": statistics.median(xs), "p25_s": q1, "p75_s": q3,
-                "min_s": xs[0], "max_s": xs[-1], "samples": len(xs)}
+        return {
+            "median_s": statistics.median(xs),
+            "p25_s": q1,
+            "p75_s": q3,
+            "min_s": xs[0],
+            "max_s": xs[-1],
+            "samples": len(xs),
+        }
 
 
 def _sample(run: Runner, inner: int) -> dict[str, float]:
@@ -47,8 +53,9 @@ def _calibrate(run: Runner, target_s: float) -> int:
     return max(1, min(1000, round(target_s / max(once, 1e-9))))
 
 
-def measure(workload: str, impls: list[Impl], rounds: int, target_s: float,
-            warmup: int = 2) -> list[Series]:
+def measure(
+    workload: str, impls: list[Impl], rounds: int, target_s: float, warmup: int = 2
+) -> list[Series]:
     """Set every implementation up, warm it (JIT, caches), then sample them interleaved."""
     runs, series = [], []
     for impl in impls:

@@ -12,8 +12,7 @@ DESCRIPTIONS = {
     "W3": "CNN conv16-pool-conv32-pool-linear, digits, batch 64, one epoch",
     "W4": "2,000-op elementwise chain on a (4,) tensor, per op",
 }
-METRICS = {"W1": ("step",), "W2": ("epoch",), "W3": ("epoch",),
-           "W4": ("forward/op", "backward/op")}
+METRICS = {"W1": ("step",), "W2": ("epoch",), "W3": ("epoch",), "W4": ("forward/op", "backward/op")}
 
 W1_SIZES = (2, 16, 16, 1)
 W2_SIZES = (64, 128, 64, 10)

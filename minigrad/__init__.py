@@ -50,6 +50,7 @@ from .dtypes import (
 from .ops import elementwise as _ew
 from .ops import indexing as _ix
 from .ops import linalg as _la
+from .ops import piecewise as _pw
 from .ops import reduction as _red
 from .ops import shape as _sh
 from .tensor import Size, Tensor  # noqa: F401
@@ -77,6 +78,8 @@ unsqueeze, squeeze, flatten, cat, stack, clone = (
 )
 concat = cat
 select = _ix.select
+sign, round, floor, ceil, trunc, argsort = (  # noqa: A001
+    _pw.sign, _pw.round, _pw.floor, _pw.ceil, _pw.trunc, _pw.argsort)
 matmul, mm, mv, dot, addmm, bmm = _la.matmul, _la.mm, _la.mv, _la.dot, _la.addmm, _la.bmm
 
 

@@ -61,7 +61,7 @@ def _stub_for(solution: str) -> list[str]:
             targets = node.targets
         elif isinstance(node, ast.AnnAssign | ast.AugAssign):
             targets = [node.target]
-        for target in targets:
+        for target in _flatten(targets):
             text = ast.unparse(target)
             if text not in seen:
                 seen.add(text)
@@ -69,6 +69,19 @@ def _stub_for(solution: str) -> list[str]:
     while lines and not lines[-1]:
         lines.pop()
     return lines or [f"...  {STUB_COMMENT}"]
+
+
+def _flatten(targets: list[ast.expr]) -> list[ast.expr]:
+    """`(a, b) = ...` would fail to unpack `...`: stub each name of a tuple target on its own."""
+    flat: list[ast.expr] = []
+    for target in targets:
+        if isinstance(target, ast.Tuple | ast.List):
+            flat.extend(_flatten(list(target.elts)))
+        elif isinstance(target, ast.Starred):
+            flat.extend(_flatten([target.value]))
+        else:
+            flat.append(target)
+    return flat
 
 
 def strip_solutions(source: str) -> str:

@@ -39,8 +39,14 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
 def python(code: str, **env: str) -> str:
     """stdout of `code` run in a fresh interpreter (nothing imported yet)."""
     full_env = {**os.environ, **env}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=full_env, cwd=ROOT, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=ROOT,
+        check=True,
+    )
     return done.stdout.strip()
 
 
@@ -51,8 +57,10 @@ def test_import_minigrad_does_not_import_numba() -> None:
 
 
 def test_environment_variable_picks_the_backend() -> None:
-    assert python("import minigrad; print(minigrad.kernels.backend())",
-                  MINIGRAD_KERNELS="numpy") == "numpy"
+    assert (
+        python("import minigrad; print(minigrad.kernels.backend())", MINIGRAD_KERNELS="numpy")
+        == "numpy"
+    )
 
 
 def test_use_switches_and_rejects_unknown_names(backend: str) -> None:
@@ -92,8 +100,12 @@ CONV_SHAPES = [
     (4, 16, 4, 4, 32, 3, 1, 1),
 ]
 # (N, C, H, W, k, stride, pad)
-POOL_SHAPES = [(2, 3, 8, 8, 2, 2, 0), (1, 2, 7, 9, 3, 2, 1), (2, 2, 6, 5, 3, 1, 1),
-               (1, 1, 5, 5, 2, 1, 0)]
+POOL_SHAPES = [
+    (2, 3, 8, 8, 2, 2, 0),
+    (1, 2, 7, 9, 3, 2, 1),
+    (2, 2, 6, 5, 3, 1, 1),
+    (1, 1, 5, 5, 2, 1, 0),
+]
 
 
 def _close(actual: np.ndarray, expected: np.ndarray) -> None:
@@ -114,10 +126,14 @@ def test_conv_kernels_match_numpy(shape: tuple, dtype: str) -> None:
     out = numpy_ref.conv2d_forward(x, wt, s, p)
     g = rng.standard_normal(out.shape).astype(dtype)
     _close(jit.conv2d_forward(x, wt, s, p), out)
-    _close(jit.conv2d_input_grad(g, wt, x.shape, s, p),
-           numpy_ref.conv2d_input_grad(g, wt, x.shape, s, p))
-    _close(jit.conv2d_weight_grad(x, g, wt.shape, s, p),
-           numpy_ref.conv2d_weight_grad(x, g, wt.shape, s, p))
+    _close(
+        jit.conv2d_input_grad(g, wt, x.shape, s, p),
+        numpy_ref.conv2d_input_grad(g, wt, x.shape, s, p),
+    )
+    _close(
+        jit.conv2d_weight_grad(x, g, wt.shape, s, p),
+        numpy_ref.conv2d_weight_grad(x, g, wt.shape, s, p),
+    )
     _close(jit.conv2d_bias_grad(g), numpy_ref.conv2d_bias_grad(g))
 
 
@@ -145,8 +161,11 @@ def test_loss_kernels_match_numpy(dtype: str) -> None:
     rng = np.random.default_rng(7)
     x = (rng.standard_normal((9, 6)) * 30).astype(dtype)  # large logits: stability matters
     t = np.array([0, 5, -100, 2, 1, 3, 3, -100, 4])
-    for actual, expected in zip(jit.cross_entropy_forward(x, t, -100),
-                                numpy_ref.cross_entropy_forward(x, t, -100), strict=True):
+    for actual, expected in zip(
+        jit.cross_entropy_forward(x, t, -100),
+        numpy_ref.cross_entropy_forward(x, t, -100),
+        strict=True,
+    ):
         _close(actual, expected)
     coef = rng.standard_normal(9).astype(dtype)
     _close(jit.nll_loss_backward(coef, t, -100, 6), numpy_ref.nll_loss_backward(coef, t, -100, 6))
@@ -157,13 +176,25 @@ def test_loss_kernels_match_numpy(dtype: str) -> None:
 # --- the ops, on either backend, against torch -------------------------------------------
 # test_nn_ops's cases (which run on the default backend) plus the shapes the lessons train on
 EXTRA = [
-    op("conv_digits_layer2", lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1), (3, 16, 4, 4),
-       (32, 16, 3, 3), (32,)),
-    op("conv_stride2_pad1_k2", lambda L, x, w: F(L).conv2d(x, w, stride=2, padding=1),
-       (1, 3, 5, 6), (2, 3, 2, 2)),
+    op(
+        "conv_digits_layer2",
+        lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1),
+        (3, 16, 4, 4),
+        (32, 16, 3, 3),
+        (32,),
+    ),
+    op(
+        "conv_stride2_pad1_k2",
+        lambda L, x, w: F(L).conv2d(x, w, stride=2, padding=1),
+        (1, 3, 5, 6),
+        (2, 3, 2, 2),
+    ),
     op("pool_k3_s2_p1_odd", lambda L, x: F(L).max_pool2d(x, 3, stride=2, padding=1), (2, 2, 7, 8)),
-    op("cross_entropy_large_logits",
-       lambda L, x: F(L).cross_entropy(x * 40, L.tensor([0, 4, 2, 2, 1])), (5, 5)),
+    op(
+        "cross_entropy_large_logits",
+        lambda L, x: F(L).cross_entropy(x * 40, L.tensor([0, 4, 2, 2, 1])),
+        (5, 5),
+    ),
 ]
 
 
@@ -177,8 +208,9 @@ def test_op_matches_torch(case, dtype: str, backend: str, request: pytest.Fixtur
 @pytest.mark.parametrize("stride,padding", [(2, 0), (3, 1), (1, 1)])
 def test_pool_return_indices_match_torch(stride: int, padding: int, backend: str) -> None:
     x = np.random.default_rng(stride).standard_normal((2, 3, 7, 6)).astype(np.float32)
-    _, expected = torch.nn.functional.max_pool2d(torch.tensor(x), 3, stride, padding,
-                                                 return_indices=True)
+    _, expected = torch.nn.functional.max_pool2d(
+        torch.tensor(x), 3, stride, padding, return_indices=True
+    )
     _, actual = mg_nn.max_pool2d(minigrad.tensor(x), 3, stride, padding, return_indices=True)
     np.testing.assert_array_equal(actual.numpy(), expected.numpy())
 
@@ -186,8 +218,10 @@ def test_pool_return_indices_match_torch(stride: int, padding: int, backend: str
 def test_training_step_matches_torch(backend: str) -> None:
     """A conv -> relu -> pool -> linear -> cross-entropy step gives torch's gradients."""
     rng = np.random.default_rng(0)
-    arrays = [rng.standard_normal(s).astype(np.float32)
-              for s in [(16, 1, 8, 8), (8, 1, 3, 3), (8,), (10, 128), (10,)]]
+    arrays = [
+        rng.standard_normal(s).astype(np.float32)
+        for s in [(16, 1, 8, 8), (8, 1, 3, 3), (8,), (10, 128), (10,)]
+    ]
     target = rng.integers(0, 10, 16)
 
     def grads(lib, ops) -> list[np.ndarray]:

@@ -345,7 +345,7 @@ def execute(
             buffers[node] = [None] * node._num_outputs
         deps[node] -= 1
         if deps[node] == 0:
-            heapq.heappush(heap, (-node._sequence_nr, next(tie), node))
+            heapq.heappush(heap, (-node._seq_nr, next(tie), node))
             if observed:
                 emit("ready", node=node, queue=[e[2] for e in sorted(heap)])
 

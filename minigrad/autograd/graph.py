@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 _sequence = itertools.count()
+UINT64_MAX = 2**64 - 1
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -114,7 +115,7 @@ class Node:
     _out_meta: tuple = ()  # (shape, numpy dtype) per forward output, for multi-output nodes
 
     def __init__(self) -> None:
-        self._sequence_nr = next(_sequence)
+        self._seq_nr = next(_sequence)
 
     # --- what PyTorch shows -------------------------------------------------------------
     def name(self) -> str:
@@ -129,8 +130,9 @@ class Node:
             self._metadata = {}
         return self._metadata
 
-    def _sequence_number(self) -> int:
-        return self._sequence_nr
+    def _sequence_nr(self) -> int:
+        """Creation order; the engine runs ready nodes newest first, as PyTorch's does."""
+        return self._seq_nr
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """fn(grad_inputs, grad_outputs) -> new grad_inputs or None; runs after the node."""
@@ -233,7 +235,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable: Tensor) -> None:
         super().__init__()
         self.variable = variable
-        self._sequence_nr = float("inf")  # runs as soon as it is ready, like PyTorch's UINT64_MAX
+        self._seq_nr = UINT64_MAX  # runs as soon as it is ready, as in PyTorch
         self._input_meta = ((variable._data.shape, variable._data.dtype),)
 
     def name(self) -> str:

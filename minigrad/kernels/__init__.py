@@ -71,14 +71,16 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.nd
     return _impl(x.dtype).conv2d_forward(x, w, stride, pad)
 
 
-def conv2d_input_grad(g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int,
-                      pad: int) -> np.ndarray:
+def conv2d_input_grad(
+    g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int, pad: int
+) -> np.ndarray:
     """d conv2d_forward / d x, applied to the output gradient g."""
     return _impl(g.dtype).conv2d_input_grad(g, w, x_shape, stride, pad)
 
 
-def conv2d_weight_grad(x: np.ndarray, g: np.ndarray, w_shape: tuple, stride: int,
-                       pad: int) -> np.ndarray:
+def conv2d_weight_grad(
+    x: np.ndarray, g: np.ndarray, w_shape: tuple, stride: int, pad: int
+) -> np.ndarray:
     """d conv2d_forward / d w, applied to the output gradient g."""
     return _impl(g.dtype).conv2d_weight_grad(x, g, w_shape, stride, pad)
 
@@ -103,8 +105,9 @@ def cross_entropy_forward(x: np.ndarray, target: np.ndarray, ignore_index: int):
     return _impl(x.dtype).cross_entropy_forward(x, target, ignore_index)
 
 
-def nll_loss_backward(coef: np.ndarray, target: np.ndarray, ignore_index: int,
-                      n_classes: int) -> np.ndarray:
+def nll_loss_backward(
+    coef: np.ndarray, target: np.ndarray, ignore_index: int, n_classes: int
+) -> np.ndarray:
     """(N,C) zeros holding coef[n] at [n, target[n]]."""
     return _impl(coef.dtype).nll_loss_backward(coef, target, ignore_index, n_classes)
 

@@ -23,13 +23,15 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.nd
     return jit_conv.conv2d_forward(_c(x), _c(w), stride, pad)
 
 
-def conv2d_input_grad(g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int,
-                      pad: int) -> np.ndarray:
+def conv2d_input_grad(
+    g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int, pad: int
+) -> np.ndarray:
     return jit_conv.conv2d_input_grad(_c(g), _c(w), tuple(x_shape), stride, pad)
 
 
-def conv2d_weight_grad(x: np.ndarray, g: np.ndarray, w_shape: tuple, stride: int,
-                       pad: int) -> np.ndarray:
+def conv2d_weight_grad(
+    x: np.ndarray, g: np.ndarray, w_shape: tuple, stride: int, pad: int
+) -> np.ndarray:
     parts = max(1, min(numba.get_num_threads(), x.shape[0]))
     return jit_conv.conv2d_weight_grad(_c(x), _c(g), tuple(w_shape), stride, pad, parts)
 
@@ -50,8 +52,9 @@ def cross_entropy_forward(x: np.ndarray, target: np.ndarray, ignore_index: int):
     return jit_loss.cross_entropy_forward(_c(x), _c(target, np.int64), ignore_index)
 
 
-def nll_loss_backward(coef: np.ndarray, target: np.ndarray, ignore_index: int,
-                      n_classes: int) -> np.ndarray:
+def nll_loss_backward(
+    coef: np.ndarray, target: np.ndarray, ignore_index: int, n_classes: int
+) -> np.ndarray:
     return jit_loss.nll_loss_backward(_c(coef), _c(target, np.int64), ignore_index, n_classes)
 
 

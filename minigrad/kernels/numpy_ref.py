@@ -27,8 +27,9 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.nd
     return np.ascontiguousarray(out)
 
 
-def conv2d_input_grad(g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int,
-                      pad: int) -> np.ndarray:
+def conv2d_input_grad(
+    g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int, pad: int
+) -> np.ndarray:
     """Gradient of conv2d_forward with respect to x, given the output gradient g."""
     n, c, h, wd = x_shape
     _, _, kh, kw = w.shape
@@ -36,13 +37,15 @@ def conv2d_input_grad(g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int,
     dxp = np.zeros((n, c, h + 2 * pad, wd + 2 * pad), dtype=g.dtype)
     for i in range(kh):
         for j in range(kw):
-            dxp[:, :, i:i + stride * ho:stride, j:j + stride * wo:stride] += np.einsum(
-                "nohw,oc->nchw", g, w[:, :, i, j], optimize=True)
-    return np.ascontiguousarray(dxp[:, :, pad:pad + h, pad:pad + wd]) if pad else dxp
+            dxp[:, :, i : i + stride * ho : stride, j : j + stride * wo : stride] += np.einsum(
+                "nohw,oc->nchw", g, w[:, :, i, j], optimize=True
+            )
+    return np.ascontiguousarray(dxp[:, :, pad : pad + h, pad : pad + wd]) if pad else dxp
 
 
-def conv2d_weight_grad(x: np.ndarray, g: np.ndarray, w_shape: tuple, stride: int,
-                       pad: int) -> np.ndarray:
+def conv2d_weight_grad(
+    x: np.ndarray, g: np.ndarray, w_shape: tuple, stride: int, pad: int
+) -> np.ndarray:
     """Gradient of conv2d_forward with respect to w, given the output gradient g."""
     win = _windows(x, w_shape[2], w_shape[3], stride, pad)
     return np.tensordot(g, win, axes=([0, 2, 3], [0, 2, 3])).astype(g.dtype, copy=False)
@@ -85,8 +88,9 @@ def cross_entropy_forward(x: np.ndarray, target: np.ndarray, ignore_index: int):
     return logp, np.where(valid, -picked, 0).astype(x.dtype, copy=False)
 
 
-def nll_loss_backward(coef: np.ndarray, target: np.ndarray, ignore_index: int,
-                      n_classes: int) -> np.ndarray:
+def nll_loss_backward(
+    coef: np.ndarray, target: np.ndarray, ignore_index: int, n_classes: int
+) -> np.ndarray:
     """(N,C) zeros with coef[n] at [n, target[n]]: the gradient of a per-sample pick."""
     out = np.zeros((coef.shape[0], n_classes), dtype=coef.dtype)
     valid = target != ignore_index

@@ -9,7 +9,7 @@ import numpy as np
 from .. import creation
 from ..tensor import Tensor
 from . import elementwise as ew
-from . import indexing, inplace, linalg, nn, reduction, shape
+from . import indexing, inplace, linalg, nn, piecewise, reduction, shape
 from ._record import as_tensor_like
 
 # --- operators ---------------------------------------------------------------------------
@@ -123,6 +123,12 @@ METHODS = {
     "__rmatmul__": lambda self, other: linalg.matmul(other, self),
     "matmul": linalg.matmul,
     "bmm": linalg.bmm,
+    "sign": piecewise.sign,
+    "round": piecewise.round,
+    "floor": piecewise.floor,
+    "ceil": piecewise.ceil,
+    "trunc": piecewise.trunc,
+    "argsort": piecewise.argsort,
     "mm": linalg.mm,
     "mv": linalg.mv,
     "dot": linalg.dot,

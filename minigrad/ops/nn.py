@@ -57,37 +57,56 @@ class _ConvBackwardBackward(Node):
 class ConvInputGrad(_ConvBackwardBackward):
     def backward(self, h):
         g, w = self.saved("grad"), self.saved("weight")
-        return (_conv(h, w, self.stride, self.padding),
-                conv2d_weight_grad(h, g, w.shape, self.stride, self.padding))
+        return (
+            _conv(h, w, self.stride, self.padding),
+            conv2d_weight_grad(h, g, w.shape, self.stride, self.padding),
+        )
 
 
 class ConvWeightGrad(_ConvBackwardBackward):
     def backward(self, h):
         x, g = self.saved("input"), self.saved("grad")
-        return (conv2d_input_grad(g, h, x.shape, self.stride, self.padding),
-                _conv(x, h, self.stride, self.padding))
+        return (
+            conv2d_input_grad(g, h, x.shape, self.stride, self.padding),
+            _conv(x, h, self.stride, self.padding),
+        )
 
 
 def conv2d_input_grad(g: Tensor, w: Tensor, x_shape: tuple, stride: int, pad: int) -> Tensor:
     data = kernels.conv2d_input_grad(g._data, w._data, tuple(x_shape), stride, pad)
-    return record(ConvInputGrad, data, (g, w), save={"grad": g, "weight": w}, stride=stride,
-                  padding=pad)
+    return record(
+        ConvInputGrad, data, (g, w), save={"grad": g, "weight": w}, stride=stride, padding=pad
+    )
 
 
 def conv2d_weight_grad(x: Tensor, g: Tensor, w_shape: tuple, stride: int, pad: int) -> Tensor:
     data = kernels.conv2d_weight_grad(x._data, g._data, tuple(w_shape), stride, pad)
-    return record(ConvWeightGrad, data, (x, g), save={"input": x, "grad": g}, stride=stride,
-                  padding=pad)
+    return record(
+        ConvWeightGrad, data, (x, g), save={"input": x, "grad": g}, stride=stride, padding=pad
+    )
 
 
 def _conv(x: Tensor, w: Tensor, stride: int, pad: int) -> Tensor:
     data = kernels.conv2d_forward(x._data, w._data, stride, pad)
-    return record(ConvolutionBackward0, data, (x, w, None), save={"input": x, "weight": w},
-                  stride=stride, padding=pad)
+    return record(
+        ConvolutionBackward0,
+        data,
+        (x, w, None),
+        save={"input": x, "weight": w},
+        stride=stride,
+        padding=pad,
+    )
 
 
-def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
-           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+def conv2d(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
     if _pair(dilation) != 1 or groups != 1:
         raise NotImplementedError("minigrad's conv2d supports dilation=1 and groups=1")
     s, p = _pair(stride), _pair(padding)
@@ -95,20 +114,31 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 
     if unbatched:
         x = x.unsqueeze(0)
     if x.ndim != 4:
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
-                           f"input of size: {list(x.shape)}")
+        raise RuntimeError(
+            f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
+            f"input of size: {list(x.shape)}"
+        )
     if x.shape[1] != weight.shape[1]:
-        raise RuntimeError(f"Given groups=1, weight of size {list(weight.shape)}, expected "
-                           f"input{list(x.shape)} to have {weight.shape[1]} channels, but got "
-                           f"{x.shape[1]} channels instead")
+        raise RuntimeError(
+            f"Given groups=1, weight of size {list(weight.shape)}, expected "
+            f"input{list(x.shape)} to have {weight.shape[1]} channels, but got "
+            f"{x.shape[1]} channels instead"
+        )
     if x.dtype != weight.dtype:
-        raise RuntimeError(f"Input type ({x.dtype}) and weight type ({weight.dtype}) should be the "
-                           "same")
+        raise RuntimeError(
+            f"Input type ({x.dtype}) and weight type ({weight.dtype}) should be the same"
+        )
     data = kernels.conv2d_forward(x._data, weight._data, s, p)
     if bias is not None:
         data += bias._data.reshape(1, -1, 1, 1)
-    out = record(ConvolutionBackward0, data, (x, weight, bias),
-                 save={"input": x, "weight": weight}, stride=s, padding=p)
+    out = record(
+        ConvolutionBackward0,
+        data,
+        (x, weight, bias),
+        save={"input": x, "weight": weight},
+        stride=s,
+        padding=p,
+    )
     return out.squeeze(0) if unbatched else out
 
 
@@ -131,8 +161,9 @@ def _scatter_flat(g: Tensor, indices: np.ndarray, shape: tuple) -> Tensor:
     """Pooling's backward: g added at the input positions its maxima came from."""
     batched = shape if len(shape) == 4 else (1, *shape)
     data = kernels.max_pool2d_backward(g._data.reshape(indices.shape), indices, batched)
-    return record(_ScatterFlat, data.reshape(shape), (g,), indices=indices,
-                  grad_shape=tuple(g.shape))
+    return record(
+        _ScatterFlat, data.reshape(shape), (g,), indices=indices, grad_shape=tuple(g.shape)
+    )
 
 
 def _gather_flat(h: Tensor, indices: np.ndarray, shape: tuple) -> Tensor:
@@ -140,8 +171,15 @@ def _gather_flat(h: Tensor, indices: np.ndarray, shape: tuple) -> Tensor:
     return record(_GatherFlat, data, (h,), indices=indices, self_sym_sizes=tuple(h.shape))
 
 
-def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False):
+def max_pool2d(
+    x: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+):
     if _pair(dilation) != 1 or ceil_mode:
         raise NotImplementedError("minigrad's max_pool2d supports dilation=1, ceil_mode=False")
     if x.ndim not in (3, 4) or x.numel() == 0:
@@ -150,12 +188,19 @@ def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0
     s = k if stride in (None, ()) else _pair(stride)
     p = _pair(padding)
     if p > k // 2:
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
-                           f"kernel_size={k} and dilation=1")
+        raise RuntimeError(
+            f"pad should be at most half of effective kernel size, but got pad={p}, "
+            f"kernel_size={k} and dilation=1"
+        )
     unbatched = x.ndim == 3
     values, idx = kernels.max_pool2d_forward(x._data[None] if unbatched else x._data, k, s, p)
-    out = record(MaxPool2DWithIndicesBackward0, values[0] if unbatched else values, (x,),
-                 indices=idx, self_sym_sizes=tuple(x.shape))
+    out = record(
+        MaxPool2DWithIndicesBackward0,
+        values[0] if unbatched else values,
+        (x,),
+        indices=idx,
+        self_sym_sizes=tuple(x.shape),
+    )
     if not return_indices:
         return out
     plane = idx % (x.shape[-2] * x.shape[-1])  # torch: the index within each (H, W) plane
@@ -166,8 +211,9 @@ class NllLossBackward0(Node):
     def backward(self, g):
         coef = g * -self.scale  # one coefficient per sample in every reduction mode
         shape = self.self_sym_sizes
-        data = kernels.nll_loss_backward(coef._data.reshape(-1), self.target, self.ignore_index,
-                                         shape[-1])
+        data = kernels.nll_loss_backward(
+            coef._data.reshape(-1), self.target, self.ignore_index, shape[-1]
+        )
         picked = np.where(self.target != self.ignore_index, self.target, 0)
         key = (np.arange(len(picked)), picked) if len(shape) == 2 else (picked,)
         return (record(IndexPutBackward0Grad, data.reshape(shape), (coef,), key=key),)
@@ -203,8 +249,7 @@ def _class_targets(target: Tensor, shape: tuple, ignore_index: int) -> np.ndarra
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     n, batch = (1, t.size) if len(shape) == 1 else (shape[0], t.shape[0] if t.ndim else 0)
     if batch != n:
-        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size "
-                         f"({batch}).")
+        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({batch}).")
     t = t.reshape(n).astype(np.int64, copy=False)
     bad = (t != ignore_index) & ((t < 0) | (t >= shape[-1]))
     if bad.any():
@@ -212,8 +257,9 @@ def _class_targets(target: Tensor, shape: tuple, ignore_index: int) -> np.ndarra
     return t
 
 
-def _nll(logp: Tensor, losses: np.ndarray, t: np.ndarray, reduction: str,
-         ignore_index: int) -> Tensor:
+def _nll(
+    logp: Tensor, losses: np.ndarray, t: np.ndarray, reduction: str, ignore_index: int
+) -> Tensor:
     """Reduce per-sample losses (0 where ignored) and record NllLossBackward0 on logp."""
     dtype = logp._data.dtype
     valid = t != ignore_index
@@ -227,8 +273,15 @@ def _nll(logp: Tensor, losses: np.ndarray, t: np.ndarray, reduction: str,
     else:
         data = losses.astype(dtype, copy=False).reshape(logp.shape[:-1])
         scale = valid.astype(dtype).reshape(logp.shape[:-1])
-    return record(NllLossBackward0, data, (logp,), target=t, scale=scale,
-                  ignore_index=ignore_index, self_sym_sizes=tuple(logp.shape))
+    return record(
+        NllLossBackward0,
+        data,
+        (logp,),
+        target=t,
+        scale=scale,
+        ignore_index=ignore_index,
+        self_sym_sizes=tuple(logp.shape),
+    )
 
 
 def _check_classes(x: Tensor) -> None:
@@ -236,8 +289,9 @@ def _check_classes(x: Tensor) -> None:
         raise NotImplementedError("minigrad's nll_loss/cross_entropy take (C,) or (N, C) inputs")
 
 
-def nll_loss(logp: Tensor, target: Tensor, reduction: str = "mean",
-             ignore_index: int = -100) -> Tensor:
+def nll_loss(
+    logp: Tensor, target: Tensor, reduction: str = "mean", ignore_index: int = -100
+) -> Tensor:
     _check_classes(logp)
     t = _class_targets(target, tuple(logp.shape), ignore_index)
     valid = t != ignore_index
@@ -246,17 +300,18 @@ def nll_loss(logp: Tensor, target: Tensor, reduction: str = "mean",
     return _nll(logp, losses, t, reduction, ignore_index)
 
 
-def cross_entropy(x: Tensor, target: Tensor, reduction: str = "mean",
-                  ignore_index: int = -100) -> Tensor:
+def cross_entropy(
+    x: Tensor, target: Tensor, reduction: str = "mean", ignore_index: int = -100
+) -> Tensor:
     if target.shape == x.shape and target.dtype.is_floating_point:
         return _soft_cross_entropy(x, target, reduction)
     _check_classes(x)
     # log_softmax and the per-sample losses in one kernel, recorded as torch's two nodes
     t = _class_targets(target, tuple(x.shape), ignore_index)
-    logp_data, losses = kernels.cross_entropy_forward(x._data.reshape(len(t), -1), t,
-                                                      ignore_index)
-    logp = record(_LossLogSoftmaxBackward0, logp_data.reshape(x.shape), (x,), save_result=True,
-                  dim=x.ndim - 1)
+    logp_data, losses = kernels.cross_entropy_forward(x._data.reshape(len(t), -1), t, ignore_index)
+    logp = record(
+        _LossLogSoftmaxBackward0, logp_data.reshape(x.shape), (x,), save_result=True, dim=x.ndim - 1
+    )
     return _nll(logp, losses, t, reduction, ignore_index)
 
 
@@ -274,8 +329,9 @@ class MseLossBackward0(Node):
     def backward(self, g):
         x, t = self.saved("self"), self.saved("target")
         scale = 2 / x._data.size if self.reduction == "mean" else 2
-        grad = _formula((x, t, g), lambda: (x._data - t._data) * (scale * g._data),
-                        lambda: (x - t) * scale * g)
+        grad = _formula(
+            (x, t, g), lambda: (x._data - t._data) * (scale * g._data), lambda: (x - t) * scale * g
+        )
         if self.next_functions[1][0] is None:
             return grad, None
         return grad, _formula((grad,), lambda: -grad._data, lambda: -grad)
@@ -285,16 +341,22 @@ def mse_loss(x: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     if x.shape != target.shape:
         import warnings
 
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({x.shape}). This will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", UserWarning,
-                      stacklevel=2)
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({x.shape}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=2,
+        )
     diff = np.broadcast_arrays(x._data, target._data)
     sq = (diff[0] - diff[1]) ** 2
-    data = np.asarray(sq.mean() if reduction == "mean" else sq.sum() if reduction == "sum" else sq,
-                      dtype=x._data.dtype)
-    return record(MseLossBackward0, data, (x, target), save={"self": x, "target": target},
-                  reduction=reduction)
+    data = np.asarray(
+        sq.mean() if reduction == "mean" else sq.sum() if reduction == "sum" else sq,
+        dtype=x._data.dtype,
+    )
+    return record(
+        MseLossBackward0, data, (x, target), save={"self": x, "target": target}, reduction=reduction
+    )
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

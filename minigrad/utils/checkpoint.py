@@ -129,7 +129,7 @@ def _frontier(outputs: tuple, detached: tuple, first_new: int) -> list[Tensor]:
             if getattr(nxt, "_is_accumulate_grad", False):
                 if id(nxt.variable) not in inputs:
                     found[(id(nxt), nr)] = nxt.variable
-            elif nxt._sequence_nr < first_new:
+            elif nxt._seq_nr < first_new:
                 shape, dt = node._input_meta[i]
                 dt = getattr(dt, "np", dt)  # a minigrad dtype or a numpy one
                 stand_in = Tensor._wrap(np.broadcast_to(np.zeros((), dt), shape))
@@ -179,7 +179,7 @@ def _checkpoint_without_reentrant(function: Callable, preserve: bool, args: tupl
     if not is_grad_enabled():
         return function(*args, **kwargs)
     rng = _snapshot_rng(preserve)
-    first_new = Node()._sequence_nr  # every node the block records is numbered after this one
+    first_new = Node()._seq_nr  # every node the block records is numbered after this one
     detached = _detach_inputs(args)
     outputs = function(*detached, **kwargs)
     frontier = _frontier(_as_outputs(outputs), detached, first_new)

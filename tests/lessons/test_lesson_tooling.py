@@ -79,7 +79,8 @@ def test_stub_keeps_assignment_targets_and_signatures():
     assert "lesson03.check(answer)" in out
     assert "y = ...  # your code here" in out
     assert "answer = ...  # your code here" in out
-    assert "(first, second) = ...  # your code here" in out
+    assert "first = ...  # your code here" in out  # each name: `...` cannot unpack
+    assert "second = ...  # your code here" in out
     assert "def my_hook(grad, *, scale=2):" in out
     for leaked in ("x * 3", "y.backward()", "x.grad.clone()", "grad * scale", BEGIN, END):
         assert leaked not in out

@@ -188,3 +188,27 @@ SNIPPETS = collect(globals())
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.__name__[5:] for s in SNIPPETS])
 def test_graph_semantics(snippet):
     assert_same(snippet)
+
+
+@pytest.mark.parametrize("op", ["sign", "round", "floor", "ceil", "trunc"])
+def test_piecewise_constant_ops(op):
+    def snippet(torch, out):
+        x = torch.tensor([1.5, -2.5, 0.0, 3.2], requires_grad=True)
+        y = getattr(x, op)()
+        out("value", (y, y.grad_fn.name()))
+        y.sum().backward()
+        out("zero gradient", x.grad)
+        out("argsort", (x.argsort(), torch.argsort(x, descending=True)))
+
+    assert_same(snippet)
+
+
+def test_sequence_numbers():
+    def snippet(torch, out):
+        x = torch.tensor([1.0], requires_grad=True)
+        a, b = x * 2, x * 3
+        out("newer is larger", b.grad_fn._sequence_nr() > a.grad_fn._sequence_nr())
+        out("AccumulateGrad is UINT64_MAX",
+            a.grad_fn.next_functions[0][0]._sequence_nr() == 2**64 - 1)
+
+    assert_same(snippet)

@@ -1,0 +1,60 @@
+"""Piecewise-constant ops (sign, round, floor, ceil, trunc): their gradient is zero almost
+everywhere, which PyTorch records as a node that returns zeros; argsort has no gradient."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.graph import Node
+from ..tensor import Tensor
+from ._record import record
+
+
+class _ZeroGradient(Node):
+    def backward(self, g):
+        return (g * 0,)
+
+
+class SignBackward0(_ZeroGradient):
+    pass
+
+
+class RoundBackward0(_ZeroGradient):
+    pass
+
+
+class FloorBackward0(_ZeroGradient):
+    pass
+
+
+class CeilBackward0(_ZeroGradient):
+    pass
+
+
+class TruncBackward0(_ZeroGradient):
+    pass
+
+
+def sign(a: Tensor) -> Tensor:
+    return record(SignBackward0, np.sign(a._data), (a,))
+
+
+def round(a: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001
+    return record(RoundBackward0, np.round(a._data, decimals), (a,))
+
+
+def floor(a: Tensor) -> Tensor:
+    return record(FloorBackward0, np.floor(a._data), (a,))
+
+
+def ceil(a: Tensor) -> Tensor:
+    return record(CeilBackward0, np.ceil(a._data), (a,))
+
+
+def trunc(a: Tensor) -> Tensor:
+    return record(TruncBackward0, np.trunc(a._data), (a,))
+
+
+def argsort(a: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
+    keys = -a._data if descending else a._data
+    return Tensor._wrap(np.argsort(keys, axis=dim, kind="stable").astype(np.int64))
