@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     runner.use_clock(args.clock)
-    threadpool_limits(1, user_api="blas")  # TEST
+    threadpool_limits(args.threads, user_api="blas")  # numpy's BLAS, as many as the rest
     impls = implementations(args.threads)
     results = {}
     for workload in args.workloads.split(","):

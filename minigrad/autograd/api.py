@@ -10,6 +10,17 @@ import numpy as np
 from . import engine
 
 
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
+)
+
+
+_warned = {"create_graph": False}
+
+
 def _as_tuple(x: Any) -> tuple:
     from ..tensor import Tensor
 
@@ -79,6 +90,9 @@ def backward(
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph and not _warned["create_graph"]:
+        _warned["create_graph"] = True  # once per process, like PyTorch's TORCH_WARN_ONCE
+        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
     _check_roots(outputs)
     grads = _make_grads(outputs, grads)
     if inputs is not None:

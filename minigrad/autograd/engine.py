@@ -204,8 +204,12 @@ def _accumulate(node, grad: Tensor | None, create_graph: bool, observed: bool) -
         return []
     var = node.variable
     before = _snap(var._grad) if observed else None
-    if var._grad is None:
-        var._grad = grad.clone() if create_graph else Tensor._wrap(np.array(grad._data, copy=True))
+    if var._grad is None and create_graph:
+        from ..ops.inplace import copy  # PyTorch copies into a fresh buffer: CopyBackwards
+
+        var._grad = copy(Tensor._wrap(np.empty_like(grad._data)), grad)
+    elif var._grad is None:
+        var._grad = Tensor._wrap(np.array(grad._data, copy=True))
     elif create_graph:
         var._grad = var._grad + grad
     else:

@@ -195,6 +195,9 @@ def zero(t: Tensor) -> Tensor:
 
 
 class CopyBackwards(Node):
+    def name(self) -> str:
+        return "torch::autograd::CopyBackwards"  # PyTorch's C++ name
+
     def backward(self, g):
         return g * 0, g
 

@@ -159,3 +159,18 @@ SNIPPETS = collect(globals())
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.__name__[5:] for s in SNIPPETS])
 def test_backward_api(snippet):
     assert_same(snippet)
+
+
+def test_create_graph_backward_keeps_a_graph_on_grad():
+    def snippet(torch, out):
+        import warnings
+
+        x = torch.tensor([2.0], requires_grad=True)
+        with warnings.catch_warnings():  # warned once per process: not comparable across runs
+            warnings.simplefilter("ignore")
+            (x**3).sum().backward(create_graph=True)
+            out("first", (x.grad, x.grad.grad_fn.name()))
+            (x**3).sum().backward(create_graph=True)
+        out("accumulated", (x.grad, x.grad.grad_fn.name()))
+
+    assert_same(snippet)
