@@ -374,7 +374,8 @@ class Tensor:
     def __repr__(self) -> str:
         extras = []
         if self.grad_fn is not None:
-            extras.append(f"grad_fn=<{self._grad_fn.name()}>")
+            # PyTorch prints the class name: <CopySlices>, not <torch::autograd::CopySlices>
+            extras.append(f"grad_fn=<{self._grad_fn.name().rsplit('::', 1)[-1]}>")
         elif self._requires_grad:
             extras.append("requires_grad=True")
         return format_tensor(self._data, self.dtype, dtypes.get_default_dtype(), extras)

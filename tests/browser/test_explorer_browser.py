@@ -168,7 +168,7 @@ def test_hooks_modules_higher_order_and_torch(lab, lab_page, shot_dir):
     opened.locator("g.mg-cluster#m1 text").click()  # close it again
     expect(player(page, "backward", "collapsed: 0, 1, 2").locator("g.mg-box")).to_have_count(3)
 
-    higher = player(page, "backward", "13 nodes, 12 edges")
+    higher = player(page, "backward", "14 nodes, 13 edges")  # x.grad via CopyBackwards
     higher.locator("select.mg-speed").select_option("8")
     grad_node = higher.locator("g.node", has=page.locator("text", has_text="x.grad"))
     expect(grad_node).to_have_class(re.compile(r"\bmg-hidden\b"))  # not created yet

@@ -212,3 +212,12 @@ def test_sequence_numbers():
             a.grad_fn.next_functions[0][0]._sequence_nr() == 2**64 - 1)
 
     assert_same(snippet)
+
+
+def test_repr_of_cpp_named_nodes():
+    def snippet(torch, out):
+        y = torch.tensor([1.0, 2.0], requires_grad=True) * 1
+        y[0] = 5.0
+        out("CopySlices", repr(y))
+
+    assert_same(snippet)
