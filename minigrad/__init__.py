@@ -2,17 +2,12 @@
 
 # ruff: noqa: F401 - this module re-exports the public names
 
-from . import autograd  # noqa: E402,F401  (after Tensor so autograd sees the bound methods)
-from . import ops as _ops  # noqa: F401 - binds Tensor methods
-from .autograd import (  # noqa: F401
-    enable_grad,
-    inference_mode,
-    no_grad,
-    set_grad_enabled,
-)
-from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly  # noqa: F401
-from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled  # noqa: F401
-from .creation import (  # noqa: F401
+from . import autograd
+from . import ops as _ops  # binds the Tensor methods and operators
+from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
+from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
+from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
+from .creation import (
     arange,
     as_tensor,
     empty,
@@ -34,9 +29,7 @@ from .creation import (  # noqa: F401
     zeros,
     zeros_like,
 )
-from .dtypes import (  # noqa: F401
-    bool_ as bool,  # noqa: A004
-)
+from .dtypes import bool_ as bool  # noqa: A004 - torch.bool
 from .dtypes import (
     dtype,
     float16,
@@ -53,7 +46,8 @@ from .ops import linalg as _la
 from .ops import piecewise as _pw
 from .ops import reduction as _red
 from .ops import shape as _sh
-from .tensor import Size, Tensor  # noqa: F401
+from .ops import split as _split
+from .tensor import Size, Tensor
 
 float = float32  # noqa: A001
 double = float64
@@ -79,7 +73,14 @@ unsqueeze, squeeze, flatten, cat, stack, clone = (
 concat = cat
 select = _ix.select
 sign, round, floor, ceil, trunc, argsort = (  # noqa: A001
-    _pw.sign, _pw.round, _pw.floor, _pw.ceil, _pw.trunc, _pw.argsort)
+    _pw.sign,
+    _pw.round,
+    _pw.floor,
+    _pw.ceil,
+    _pw.trunc,
+    _pw.argsort,
+)
+split, chunk, unbind = _split.split, _split.chunk, _split.unbind
 matmul, mm, mv, dot, addmm, bmm = _la.matmul, _la.mm, _la.mv, _la.dot, _la.addmm, _la.bmm
 
 

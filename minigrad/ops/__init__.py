@@ -9,7 +9,7 @@ import numpy as np
 from .. import creation
 from ..tensor import Tensor
 from . import elementwise as ew
-from . import indexing, inplace, linalg, nn, piecewise, reduction, shape
+from . import indexing, inplace, linalg, nn, piecewise, reduction, shape, split
 from ._record import as_tensor_like
 
 # --- operators ---------------------------------------------------------------------------
@@ -129,6 +129,9 @@ METHODS = {
     "ceil": piecewise.ceil,
     "trunc": piecewise.trunc,
     "argsort": piecewise.argsort,
+    "split": split.split,
+    "chunk": split.chunk,
+    "unbind": split.unbind,
     "mm": linalg.mm,
     "mv": linalg.mv,
     "dot": linalg.dot,

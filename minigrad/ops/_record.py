@@ -146,6 +146,26 @@ def record(
     return out
 
 
+def record_many(node_cls: type[Node], datas: list[np.ndarray], inputs: tuple,
+                **attrs: Any) -> list[Tensor]:
+    """Like `record`, for an op with several outputs: one node, output i has output_nr i."""
+    outs = [Tensor._wrap(d) for d in datas]
+    if not should_record(inputs):
+        return outs
+    node = node_cls()
+    node.next_functions = tuple(_edge_of(t) for t in inputs)
+    node._input_meta = tuple((t._data.shape, t._data.dtype) for t in inputs)
+    node._num_outputs = len(outs)
+    node._out_meta = tuple((d.shape, d.dtype) for d in datas)
+    node.__dict__.update(attrs)
+    for i, out in enumerate(outs):
+        out._grad_fn, out._output_nr = node, i
+    if LISTENERS:
+        emit("node_created", node=node, name=node.name(), inputs=list(inputs), output=outs[0],
+             shape=tuple(datas[0].shape))
+    return outs
+
+
 def mark_view(out: Tensor, base: Tensor, view_fn) -> Tensor:
     """Remember that `out` shares `base`'s storage: same version counter, a way to re-slice."""
     root = base._base if base._base is not None else base

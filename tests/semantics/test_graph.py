@@ -221,3 +221,20 @@ def test_repr_of_cpp_named_nodes():
         out("CopySlices", repr(y))
 
     assert_same(snippet)
+
+
+def test_multi_output_ops():
+    def snippet(torch, out):
+        x = torch.arange(6.0).requires_grad_()
+        a, b, c = x.split(2)
+        out("one node", (a.grad_fn.name(), a.grad_fn is c.grad_fn, c.output_nr, a._is_view()))
+        out("pieces", (x.chunk(4), x.split([1, 5])[1].grad_fn.name()))
+        (a.sum() * 2 + c.sum()).backward()  # b gets no gradient: zeros in its place
+        out("x.grad", x.grad)
+        y = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        cols = y.unbind(1)
+        out("unbind", (cols, cols[0].grad_fn.name()))
+        (cols[0] * cols[2]).sum().backward()
+        out("y.grad", y.grad)
+
+    assert_same(snippet)
