@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         "--threads",
         type=int,
         default=2,
-        help="threads for PyTorch, numba kernels and BLAS (issue 4: 2)",
+        help="threads for PyTorch and the numba kernels (issue 4: 2)",
     )
     parser.add_argument(
         "--clock",
@@ -56,7 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     runner.use_clock(args.clock)
-    threadpool_limits(args.threads, user_api="blas")  # numpy's BLAS, as many as the rest
+    # numpy's BLAS on one thread: these matrices are small, and idle OpenBLAS threads spin for
+    # a while after each call, taking the second core from numba and PyTorch (measured: torch's
+    # W2 epoch 10 -> 20 ms, the numpy-backprop W3 epoch 30 -> 46 ms when it had two)
+    threadpool_limits(1, user_api="blas")
     impls = implementations(args.threads)
     results = {}
     for workload in args.workloads.split(","):
@@ -70,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         "rounds": args.rounds,
         "sample_ms": args.sample_ms,
         "threads": args.threads,
+        "numpy_blas_threads": 1,
         "clock": args.clock,
     }
     print(report.text(table, goals, jit, info, settings))
