@@ -9,7 +9,6 @@ import numpy as np
 
 from . import engine
 
-
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
     "and its gradient which can cause a memory leak. We recommend using autograd.grad when "

@@ -8,17 +8,14 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..dtypes import from_numpy_dtype
+from ..tensor import Tensor
 from . import anomaly, grad_mode
 from .graph import Node, grad_accumulator
 from .observe import LISTENERS, emit
-
-if TYPE_CHECKING:
-    from ..tensor import Tensor
 
 
 def _snap(t: Tensor | None):
@@ -36,8 +33,6 @@ def _edge_of(t: Tensor) -> tuple:
 
 
 def _check_hook_result(name: str, old: Tensor, new) -> Tensor:
-    from ..tensor import Tensor
-
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Tensor or None (got {type(new).__name__})")
     if new.shape != old.shape:
@@ -54,8 +49,6 @@ def _check_hook_result(name: str, old: Tensor, new) -> Tensor:
 
 def _validate(node: Node, outs: tuple) -> list:
     """Like PyTorch's validate_outputs: reduce broadcast gradients, cast dtypes, reject the rest."""
-    from ..tensor import Tensor
-
     edges, metas = node.next_functions, node._input_meta
     if len(outs) != len(edges):
         raise RuntimeError(
@@ -198,8 +191,6 @@ def _fn_name(fn) -> str:
 
 
 def _accumulate(node, grad: Tensor | None, create_graph: bool, observed: bool) -> list:
-    from ..tensor import Tensor
-
     if grad is None:
         return []
     var = node.variable

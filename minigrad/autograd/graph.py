@@ -6,15 +6,13 @@ import itertools
 import re
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..dtypes import LEGACY_NAMES
+from ..tensor import Tensor
 from .hooks import RemovableHandle, add_hook
-
-if TYPE_CHECKING:
-    from ..tensor import Tensor
 
 _sequence = itertools.count()
 UINT64_MAX = 2**64 - 1
@@ -61,8 +59,6 @@ class SavedTensor:
             raise RuntimeError(self._modified_message())
         if self._tensor is not None:
             return self._tensor
-        from ..tensor import Tensor
-
         out = Tensor._wrap(self._data, requires_grad=False, counter=self._counter)
         node = self._node_ref() if self._node_ref is not None else None
         if node is not None:
@@ -155,8 +151,6 @@ class Node:
 
     # --- saved tensors ----------------------------------------------------------------------
     def _save(self, tensors: dict) -> None:
-        from ..tensor import Tensor
-
         if self._saved is None:
             self._saved = {}
         for key, t in tensors.items():
@@ -207,8 +201,6 @@ class Node:
     # --- running ----------------------------------------------------------------------------
     def _materialize(self, grads: list) -> list:
         """Zeros for outputs that received no gradient (multi-output nodes only)."""
-        from ..tensor import Tensor
-
         return [
             Tensor._wrap(np.zeros(shape, dtype=dt)) if g is None else g
             for g, (shape, dt) in zip(grads, self._out_meta)

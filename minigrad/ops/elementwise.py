@@ -22,15 +22,12 @@ def _float_result(arrays: list[np.ndarray], dtype):
     return [a.astype(d.np) for a in arrays], d
 
 
-# C type names, as some PyTorch messages spell dtypes ("... but got: long int != float")
-C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-                "bool": "bool", "float16": "c10::Half"}
-
-
 def broadcast_operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], Any]:
     """`operands`, after checking that the shapes broadcast (PyTorch's error if not)."""
     tensors, arrays, dtype = operands(*values)
-    broadcast_shapes(*(x.shape for x in arrays))
+    shapes = [x.shape for x in arrays if x.shape]  # 0-d operands broadcast with anything
+    if any(s != shapes[0] for s in shapes[1:]):
+        broadcast_shapes(*shapes)
     return tensors, arrays, dtype
 
 
@@ -84,8 +81,11 @@ class PowBackward1(Node):
         ga = g * e * x ** (e - 1) if self.next_functions[0][0] is not None else None
         gb = None
         if self.next_functions[1][0] is not None:
-            safe = where(x._data == 0, g * 0, g * r * x.log()) if (x._data == 0).any() else (
-                g * r * x.log())
+            safe = (
+                where(x._data == 0, g * 0, g * r * x.log())
+                if (x._data == 0).any()
+                else (g * r * x.log())
+            )
             gb = safe
         return ga, gb
 
@@ -116,12 +116,16 @@ def _check_sub(a: Any, b: Any) -> None:
     """PyTorch refuses `-` whenever one side is bool (Python True included)."""
     kinds = (_is_bool(a), _is_bool(b))
     if all(kinds):
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
     if any(kinds):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` "
+            "operator instead."
+        )
 
 
 def sub(a: Any, b: Any, alpha: float = 1) -> Tensor:
@@ -182,8 +186,9 @@ def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     negative = y < 0
     data = np.power(x, np.where(negative, 0, y))
     minus_one = np.where(y % 2 == 1, -1, 1)
-    return np.where(negative, np.where(x == 1, 1, np.where(x == -1, minus_one, 0)),
-                    data).astype(x.dtype)
+    return np.where(negative, np.where(x == 1, 1, np.where(x == -1, minus_one, 0)), data).astype(
+        x.dtype
+    )
 
 
 def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 - torch.pow
@@ -194,15 +199,18 @@ def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 - torch.pow
         if dtype.category == 1 and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         return record(PowBackward0, _power(x, y), (ta,), save={"self": ta}, exponent=b)
-    return record(PowBackward1, _power(x, y), (ta, tb), save={"self": ta, "exponent": tb},
-                  save_result=True)
+    return record(
+        PowBackward1, _power(x, y), (ta, tb), save={"self": ta, "exponent": tb}, save_result=True
+    )
 
 
 def neg(a: Tensor) -> Tensor:
     if a._data.dtype == np.bool_:
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
-                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
-                           "instead.")
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you "
+            "are trying to invert a mask, use the `~` or `logical_not()` operator "
+            "instead."
+        )
     return record(NegBackward0, -a._data, (a,))
 
 
@@ -273,8 +281,13 @@ def _unary(node_cls: type[Node], fn, a: Tensor, save_self=False, save_result=Fal
         x = x.astype(dtypes.get_default_dtype().np)  # ints become the default float
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         data = fn(x)
-    return record(node_cls, data.astype(x.dtype, copy=False), (a,),
-                  save={"self": a} if save_self else None, save_result=save_result)
+    return record(
+        node_cls,
+        data.astype(x.dtype, copy=False),
+        (a,),
+        save={"self": a} if save_self else None,
+        save_result=save_result,
+    )
 
 
 def exp(a: Tensor) -> Tensor:
@@ -314,8 +327,9 @@ def sigmoid(a: Tensor) -> Tensor:
 def relu(a: Tensor) -> Tensor:
     if a._data.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
-    return record(ReluBackward0, np.maximum(a._data, 0).astype(a._data.dtype), (a,),
-                  save_result=True)
+    return record(
+        ReluBackward0, np.maximum(a._data, 0).astype(a._data.dtype), (a,), save_result=True
+    )
 
 
 def abs(a: Tensor) -> Tensor:  # noqa: A001
@@ -355,8 +369,9 @@ def where(cond: Any, a: Any, b: Any) -> Tensor:
     c = cond._data if isinstance(cond, Tensor) else np.asarray(cond)
     if c.dtype != np.bool_:
         name = dtypes.SCALAR_NAMES[dtypes.from_numpy_dtype(c.dtype).name]
-        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {name}")
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype {name}"
+        )
     (ta, tb), (x, y), _ = operands(a, b)
     broadcast_shapes(c.shape, x.shape, y.shape)
     return record(WhereBackward0, np.where(c, x, y), (ta, tb), cond=c)
@@ -372,15 +387,19 @@ def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
     """Like PyTorch's out-of-place masked_fill, `a` broadcasts against the mask."""
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if m.dtype != np.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{C_TYPE_NAMES.get(m.dtype.name, m.dtype.name)}")
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{dtypes.C_NAMES.get(m.dtype.name, m.dtype.name)}"
+        )
     broadcast_shapes(m.shape, a.shape)
     if not isinstance(value, Tensor):
         data = np.where(m, np.asarray(value, dtype=a._data.dtype), a._data)
         return record(MaskedFillBackward0, data, (a,), mask=m)
     if value.ndim:
-        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
-                           f"tensor with {value.ndim} dimension(s).")
+        raise RuntimeError(
+            f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+            f"tensor with {value.ndim} dimension(s)."
+        )
     data = np.where(m, value._data.astype(a._data.dtype), a._data)
     return record(MaskedFillBackward1, data, (a, value), mask=m)
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..autograd.graph import Node
 from ..dtypes import SCALAR_NAMES
 from ..tensor import Tensor
 from ._record import operands, record
-from .elementwise import C_TYPE_NAMES
 from .shape import SqueezeBackward4, broadcast_shapes, unsafe_view
 
 
@@ -36,8 +36,10 @@ def _needs(node: Node, i: int) -> bool:
 
 class DotBackward0(Node):
     def backward(self, g):
-        return (g * self.saved("tensor") if _needs(self, 0) else None,
-                g * self.saved("self") if _needs(self, 1) else None)
+        return (
+            g * self.saved("tensor") if _needs(self, 0) else None,
+            g * self.saved("self") if _needs(self, 1) else None,
+        )
 
 
 class MvBackward0(Node):
@@ -65,27 +67,36 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.dtype is not b.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{_scalar(a)} and {_scalar(b)}")
+        raise RuntimeError(
+            f"dot : expected both vectors to have same dtype, but found "
+            f"{_scalar(a)} and {_scalar(b)}"
+        )
     _no_bool(a, "dot")
     if a.shape != b.shape:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
-                           f"[{b.shape[0]}] to have the same number of elements, but got "
-                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
-    return record(DotBackward0, np.asarray(a._data @ b._data), (a, b),
-                  save=_saves(a, b, ("self", "tensor")))
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+            f"[{b.shape[0]}] to have the same number of elements, but got "
+            f"{a.shape[0]} and {b.shape[0]} elements respectively"
+        )
+    return record(
+        DotBackward0, np.asarray(a._data @ b._data), (a, b), save=_saves(a, b, ("self", "tensor"))
+    )
 
 
 def mv(a: Tensor, b: Tensor) -> Tensor:
     if a.ndim != 2 or b.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
     if a.dtype is not b.dtype:
-        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_scalar(b)}, "
-                           f"{_scalar(a)}, and {_scalar(b)}")
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {_scalar(b)}, "
+            f"{_scalar(a)}, and {_scalar(b)}"
+        )
     _no_bool(a, "addmv_impl_cpu")
     if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
-                           f"{a.shape[1]}), vec ({b.shape[0]})")
+        raise RuntimeError(
+            f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
+            f"{a.shape[1]}), vec ({b.shape[0]})"
+        )
     return record(MvBackward0, a._data @ b._data, (a, b), save=_saves(a, b, ("self", "vec")))
 
 
@@ -95,11 +106,15 @@ def _check_mm(x: np.ndarray, y: np.ndarray) -> None:
     if y.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     if x.shape[1] != y.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} "
-                           f"and {y.shape[0]}x{y.shape[1]})")
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} "
+            f"and {y.shape[0]}x{y.shape[1]})"
+        )
     if x.dtype != y.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{C_TYPE_NAMES[x.dtype.name]} != {C_TYPE_NAMES[y.dtype.name]}")
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: "
+            f"{dtypes.C_NAMES[x.dtype.name]} != {dtypes.C_NAMES[y.dtype.name]}"
+        )
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
@@ -115,10 +130,13 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
         raise RuntimeError(f"expected scalar type {_scalar(a)} but found {_scalar(b)}")
     _no_bool(a, "bmm")
     if b.shape[:2] != (a.shape[0], a.shape[2]):
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    return record(BmmBackward0, np.matmul(a._data, b._data), (a, b),
-                  save=_saves(a, b, ("self", "mat2")))
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}]."
+        )
+    return record(
+        BmmBackward0, np.matmul(a._data, b._data), (a, b), save=_saves(a, b, ("self", "mat2"))
+    )
 
 
 def _squeezed(out: Tensor) -> Tensor:
@@ -140,8 +158,7 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
         return False
     if big.size == 0:
         return True
-    return all(big.strides[i] == big.strides[i + 1] * big.shape[i + 1]
-               for i in range(big.ndim - 2))
+    return all(big.strides[i] == big.strides[i + 1] * big.shape[i + 1] for i in range(big.ndim - 2))
 
 
 def _folded(a: Tensor, b: Tensor) -> Tensor:
@@ -165,7 +182,7 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
             return matmul(a, b.squeeze(0))
     n, m1 = (a.shape[-2] if da > 1 else 1), a.shape[-1]
     m2, p = (b.shape[-2] if db > 1 else b.shape[0]), (b.shape[-1] if db > 1 else 1)
-    batch = broadcast_shapes(tuple(a.shape[:max(da - 2, 0)]), tuple(b.shape[:max(db - 2, 0)]))
+    batch = broadcast_shapes(tuple(a.shape[: max(da - 2, 0)]), tuple(b.shape[: max(db - 2, 0)]))
     count = int(np.prod(batch, dtype=np.int64))
     left = a.expand(batch + (n, m1)).reshape(count, n, m1)
     if db == 1:
@@ -179,8 +196,9 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                           f"{a.ndim}D and {b.ndim}D")
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
+        )
     dims = (a.ndim, b.ndim)
     if dims == (1, 1):
         return dot(a, b)
@@ -205,4 +223,3 @@ def addmm(bias: Tensor, m1: Tensor, m2: Tensor) -> Tensor:
     (tb, t1, t2), (b, x, y), _ = operands(bias, m1, m2)
     _check_mm(x, y)
     return record(AddmmBackward0, x @ y + b, (tb, t1, t2), save={"mat1": t1, "mat2": t2})
-
