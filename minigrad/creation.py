@@ -28,8 +28,7 @@ def _size(size: tuple, factory: str = "") -> tuple:
         if s < 0:
             if factory == "zeros":
                 raise RuntimeError("zeros: Dimension size must be non-negative.")
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(size)}")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
     return size
 
 
@@ -39,8 +38,9 @@ def _finish(data: np.ndarray, dtype: dtypes.dtype | None, requires_grad: bool) -
     t = Tensor._wrap(data)
     if requires_grad:
         if not t.dtype.is_floating_point:
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                               "gradients")
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
         t._requires_grad = True
     return t
 
@@ -52,8 +52,7 @@ def _check_nesting(data: Any, dim: int) -> None:
     lengths = [len(d) if isinstance(d, (list, tuple)) else None for d in data]
     for n in lengths:
         if None not in (n, lengths[0]) and n != lengths[0]:
-            raise ValueError(f"expected sequence of length {lengths[0]} at dim {dim + 1} "
-                             f"(got {n})")
+            raise ValueError(f"expected sequence of length {lengths[0]} at dim {dim + 1} (got {n})")
     for d in data:
         _check_nesting(d, dim + 1)
 
@@ -79,15 +78,20 @@ def _infer_np(data: Any) -> np.ndarray:
     return arr
 
 
-def tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None,
-           requires_grad: bool = False) -> Tensor:
+def tensor(
+    data: Any, dtype: dtypes.dtype | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     if isinstance(data, Tensor):
         import warnings
 
-        warnings.warn("To copy construct from a tensor, it is recommended to use "
-                      "sourceTensor.detach().clone() or "
-                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
-                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
     return _finish(_infer_np(data), dtype, requires_grad)
 
 
@@ -117,11 +121,17 @@ def empty(*size: Any, dtype=None, requires_grad: bool = False, device: Any = Non
     return zeros(*size, dtype=dtype, requires_grad=requires_grad)
 
 
-def full(size: Any, fill_value: Any, dtype=None, requires_grad: bool = False,
-         device: Any = None) -> Tensor:
+def full(
+    size: Any, fill_value: Any, dtype=None, requires_grad: bool = False, device: Any = None
+) -> Tensor:
     if dtype is None:
-        dtype = (dtypes.bool_ if isinstance(fill_value, bool) else dtypes.int64
-                 if isinstance(fill_value, int) else dtypes.get_default_dtype())
+        dtype = (
+            dtypes.bool_
+            if isinstance(fill_value, bool)
+            else dtypes.int64
+            if isinstance(fill_value, int)
+            else dtypes.get_default_dtype()
+        )
     return _finish(np.full(_size((size,)), fill_value, dtype.np), None, requires_grad)
 
 
@@ -149,8 +159,9 @@ def randn_like(t: Tensor, dtype=None) -> Tensor:
     return _finish(_Generator.rng.standard_normal(t.shape), dtype or t.dtype, False)
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, dtype=None,
-           requires_grad: bool = False) -> Tensor:
+def arange(
+    start: Any, end: Any = None, step: Any = 1, dtype=None, requires_grad: bool = False
+) -> Tensor:
     if end is None:
         start, end = 0, start
     is_float = any(isinstance(v, float) for v in (start, end, step))
@@ -165,8 +176,9 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype=None,
 
 
 def linspace(start: float, end: float, steps: int, dtype=None, requires_grad: bool = False):
-    return _finish(np.linspace(start, end, steps), dtype or dtypes.get_default_dtype(),
-                   requires_grad)
+    return _finish(
+        np.linspace(start, end, steps), dtype or dtypes.get_default_dtype(), requires_grad
+    )
 
 
 def eye(n: int, m: int | None = None, dtype=None, requires_grad: bool = False) -> Tensor:
@@ -174,20 +186,25 @@ def eye(n: int, m: int | None = None, dtype=None, requires_grad: bool = False) -
 
 
 def rand(*size: Any, dtype=None, requires_grad: bool = False, generator: Any = None) -> Tensor:
-    return _finish(_Generator.rng.random(_size(size)), dtype or dtypes.get_default_dtype(),
-                   requires_grad)
+    return _finish(
+        _Generator.rng.random(_size(size)), dtype or dtypes.get_default_dtype(), requires_grad
+    )
 
 
 def randn(*size: Any, dtype=None, requires_grad: bool = False, generator: Any = None) -> Tensor:
-    return _finish(_Generator.rng.standard_normal(_size(size)),
-                   dtype or dtypes.get_default_dtype(), requires_grad)
+    return _finish(
+        _Generator.rng.standard_normal(_size(size)),
+        dtype or dtypes.get_default_dtype(),
+        requires_grad,
+    )
 
 
 def randint(low: int, high: int | None = None, size: Any = (), dtype=None) -> Tensor:
     if high is None:
         low, high = 0, low
-    return _finish(_Generator.rng.integers(low, high, size=_size((size,))), dtype or dtypes.int64,
-                   False)
+    return _finish(
+        _Generator.rng.integers(low, high, size=_size((size,))), dtype or dtypes.int64, False
+    )
 
 
 def randperm(n: int) -> Tensor:

@@ -18,7 +18,7 @@ def _summarized(data: np.ndarray) -> np.ndarray:
         return data
     for axis, size in enumerate(data.shape):
         if size > 2 * EDGE_ITEMS:
-            keep = np.r_[0:EDGE_ITEMS, size - EDGE_ITEMS:size]
+            keep = np.r_[0:EDGE_ITEMS, size - EDGE_ITEMS : size]
             data = np.take(data, keep, axis=axis)
     return data
 
@@ -38,8 +38,9 @@ def _float_formatter(values: np.ndarray) -> Callable[[float], str]:
     return lambda v: f"{v:.4f}" if np.isfinite(v) else f"{v}"
 
 
-def format_tensor(data: np.ndarray, dtype: dtypes.dtype, default: dtypes.dtype,
-                  extras: list[str]) -> str:
+def format_tensor(
+    data: np.ndarray, dtype: dtypes.dtype, default: dtypes.dtype, extras: list[str]
+) -> str:
     shown = _summarized(data)
     if dtype.is_floating_point:
         shown = np.asarray(shown, dtype=np.float64)
@@ -50,9 +51,15 @@ def format_tensor(data: np.ndarray, dtype: dtypes.dtype, default: dtypes.dtype,
     else:
         fmt = lambda v: str(int(v))  # noqa: E731
     width = max((len(fmt(v)) for v in shown.flat), default=1)
-    body = np.array2string(data, separator=", ", prefix="tensor(", threshold=THRESHOLD,
-                           edgeitems=EDGE_ITEMS, max_line_width=80,
-                           formatter={"all": lambda v: fmt(v).rjust(width)})
+    body = np.array2string(
+        data,
+        separator=", ",
+        prefix="tensor(",
+        threshold=THRESHOLD,
+        edgeitems=EDGE_ITEMS,
+        max_line_width=80,
+        formatter={"all": lambda v: fmt(v).rjust(width)},
+    )
     body = re.sub(r"(?<=, )\.\.\.(?=,)", " ...", body)  # PyTorch's elided elements: " ..."
     parts = [body]
     if data.size == 0:

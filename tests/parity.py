@@ -84,8 +84,12 @@ def normalize(value: Any) -> Any:
     if _is_tensor(value):
         detach = getattr(value, "detach", None)
         plain = detach() if callable(detach) else value
-        return ("tensor", dtype_name(value.dtype), tuple(int(n) for n in value.shape),
-                plain.tolist())
+        return (
+            "tensor",
+            dtype_name(value.dtype),
+            tuple(int(n) for n in value.shape),
+            plain.tolist(),
+        )
     if isinstance(value, list):
         return [normalize(v) for v in value]
     if isinstance(value, tuple):
@@ -189,8 +193,9 @@ def _match(exp: Any, act: Any, where: str, key: str | None, warn_key: str | None
             return None
         return f"{where}: expected {exp!r}, got {act!r}"
     if type(exp) is not type(act) or exp != act:
-        return f"{where}: expected {exp!r} ({type(exp).__name__}), got {act!r} " \
-               f"({type(act).__name__})"
+        return (
+            f"{where}: expected {exp!r} ({type(exp).__name__}), got {act!r} ({type(act).__name__})"
+        )
     return None
 
 
@@ -205,8 +210,9 @@ def _match_tensor(exp: tuple, act: tuple, where: str) -> str | None:
     if e_arr.dtype == bool or a_arr.dtype == bool:
         same = np.array_equal(e_arr, a_arr)
     else:
-        same = np.allclose(a_arr.astype(float), e_arr.astype(float), rtol=RTOL, atol=ATOL,
-                           equal_nan=True)
+        same = np.allclose(
+            a_arr.astype(float), e_arr.astype(float), rtol=RTOL, atol=ATOL, equal_nan=True
+        )
     return None if same else f"{where}: values {a_vals!r}, expected {e_vals!r}"
 
 
@@ -224,8 +230,13 @@ def _match_warnings(exp: tuple, act: tuple, where: str, warn_key: str | None) ->
     return None
 
 
-def compare(expected: list[Observation], actual: list[Observation], *, key: str | None = None,
-            warn_key: str | None = None) -> list[str]:
+def compare(
+    expected: list[Observation],
+    actual: list[Observation],
+    *,
+    key: str | None = None,
+    warn_key: str | None = None,
+) -> list[str]:
     """All differences between torch's observations and minigrad's; empty when they agree."""
     e_labels = [label for label, _ in expected]
     a_labels = [label for label, _ in actual]

@@ -20,8 +20,9 @@ pytest.importorskip("torch")
 
 def block_and_calls(torch: ModuleType) -> tuple[Any, list[int]]:
     """A small MLP block that counts how often it runs."""
-    layers = fill_fixed(torch, torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(),
-                                                   torch.nn.Linear(4, 2)))
+    layers = fill_fixed(
+        torch, torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    )
     calls: list[int] = []
 
     def block(x: Any) -> Any:
@@ -62,8 +63,10 @@ def snip_use_reentrant_omitted(torch: ModuleType, out: Recorder) -> None:
     out("x.grad", x.grad)
     with out.raises("keyword arguments with the reentrant variant"):
         torch.utils.checkpoint.checkpoint(lambda t, k: t * k, x, use_reentrant=True, k=2)
-    out("keyword arguments without it", torch.utils.checkpoint.checkpoint(
-        lambda t, k: t * k, x, use_reentrant=False, k=2))
+    out(
+        "keyword arguments without it",
+        torch.utils.checkpoint.checkpoint(lambda t, k: t * k, x, use_reentrant=False, k=2),
+    )
 
 
 def test_use_reentrant_omitted_warns_and_means_true() -> None:
@@ -129,9 +132,16 @@ def test_no_grad_tuple_outputs_and_autograd_grad() -> None:
 
 
 def snip_sequential(torch: ModuleType, out: Recorder, use_reentrant: bool) -> None:
-    model = fill_fixed(torch, torch.nn.Sequential(
-        torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 4), torch.nn.Tanh(),
-        torch.nn.Linear(4, 1)))
+    model = fill_fixed(
+        torch,
+        torch.nn.Sequential(
+            torch.nn.Linear(3, 4),
+            torch.nn.ReLU(),
+            torch.nn.Linear(4, 4),
+            torch.nn.Tanh(),
+            torch.nn.Linear(4, 1),
+        ),
+    )
     x = fixed(torch, 2, 3).requires_grad_()
     y = torch.utils.checkpoint.checkpoint_sequential(model, 2, x, use_reentrant=use_reentrant)
     out("output", y)
@@ -182,8 +192,9 @@ def test_non_reentrant_edges_reach_outer_graph() -> None:
     w = minigrad.tensor([2.0, 3.0], requires_grad=True)
     scale = w * 2
     x = minigrad.tensor([1.0, -1.0], requires_grad=True)
-    y = minigrad.utils.checkpoint.checkpoint(lambda t: (t * scale).sum() * scale[0], x,
-                                             use_reentrant=False)
+    y = minigrad.utils.checkpoint.checkpoint(
+        lambda t: (t * scale).sum() * scale[0], x, use_reentrant=False
+    )
     y.backward()
     # y = (x . 2w) * 2w0: dy/dx = 4 w w0; dy/dw = 4 x w0 + e0 * 2 (x . 2w)
     assert x.grad.tolist() == [16.0, 24.0]
@@ -206,7 +217,6 @@ def test_rng_state_is_replayed_for_the_recompute() -> None:
     assert np.array_equal(x.grad._data, y._data)  # d(mask * 3x / 0.5) / dx equals y at x = 1
     x.grad = None
     minigrad.manual_seed(1)
-    z = minigrad.utils.checkpoint.checkpoint(block, x, use_reentrant=True,
-                                             preserve_rng_state=False)
+    z = minigrad.utils.checkpoint.checkpoint(block, x, use_reentrant=True, preserve_rng_state=False)
     z.sum().backward()
     assert not np.array_equal(x.grad._data, z._data)  # a fresh mask in the recompute

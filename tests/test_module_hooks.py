@@ -33,12 +33,13 @@ def snip_firing_order(torch: ModuleType, out: Recorder, input_grad: bool) -> Non
     for name, module in net.named_modules():
         tag = name or "net"
         module.register_forward_pre_hook(lambda m, args, tag=tag: out("forward pre", tag))
-        module.register_forward_hook(
-            lambda m, args, result, tag=tag: out("forward", (tag, result)))
+        module.register_forward_hook(lambda m, args, result, tag=tag: out("forward", (tag, result)))
         module.register_full_backward_pre_hook(
-            lambda m, grad_output, tag=tag: out("backward pre", (tag, grads(grad_output))))
+            lambda m, grad_output, tag=tag: out("backward pre", (tag, grads(grad_output)))
+        )
         module.register_full_backward_hook(
-            lambda m, gi, go, tag=tag: out("backward", (tag, grads(gi), grads(go))))
+            lambda m, gi, go, tag=tag: out("backward", (tag, grads(gi), grads(go)))
+        )
     x = torch.tensor([[1.0, -2.0, 3.0]], requires_grad=input_grad)
     if input_grad:
         x.register_hook(lambda g: out("x tensor hook", g))
@@ -140,8 +141,9 @@ def snip_kwargs_hooks(torch: ModuleType, out: Recorder) -> None:
         return args, {"bias": kwargs["bias"] * 10}
 
     m.register_forward_pre_hook(pre, with_kwargs=True)
-    m.register_forward_hook(lambda mod, args, kwargs, result: out("kwargs", kwargs["bias"]),
-                            with_kwargs=True)
+    m.register_forward_hook(
+        lambda mod, args, kwargs, result: out("kwargs", kwargs["bias"]), with_kwargs=True
+    )
     out("result", m(torch.ones(2), bias=1.0))
     m.register_forward_pre_hook(lambda mod, args, kwargs: "bad", with_kwargs=True)
     with out.raises("bad pre-hook result"):
@@ -158,8 +160,9 @@ def snip_always_call(torch: ModuleType, out: Recorder) -> None:
             raise ValueError("forward failed")
 
     m = Broken()
-    m.register_forward_hook(lambda mod, args, result: out("always_call hook", result),
-                            always_call=True)
+    m.register_forward_hook(
+        lambda mod, args, result: out("always_call hook", result), always_call=True
+    )
     m.register_forward_hook(lambda mod, args, result: out("ordinary hook", result))
     with out.raises("call"):
         m(torch.ones(1))

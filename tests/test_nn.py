@@ -191,13 +191,29 @@ def test_reassignment_moves_a_name_between_kinds(lib: ModuleType) -> None:
 def snip_reprs(torch: ModuleType, out: Recorder) -> None:
     nn = torch.nn
     model = nn.Sequential(
-        nn.Conv2d(1, 6, 5), nn.Conv2d(1, 6, 3, stride=2, padding=1, bias=False),
-        nn.Conv2d(2, 2, 3, padding="same"), nn.MaxPool2d(2), nn.MaxPool2d(3, 1, 1),
-        nn.ReLU(), nn.ReLU(inplace=True), nn.Tanh(), nn.Sigmoid(), nn.Softmax(dim=1),
-        nn.Softmax(), nn.LogSoftmax(1), nn.Identity(54, unused="x"), nn.Flatten(),
-        nn.Linear(3, 2, bias=False), nn.MSELoss(), nn.CrossEntropyLoss(),
-        nn.NLLLoss(reduction="sum"), nn.ModuleList([nn.ReLU()]), nn.Sequential(),
-        nn.Dropout(), nn.Dropout(0.2), nn.ModuleList(),
+        nn.Conv2d(1, 6, 5),
+        nn.Conv2d(1, 6, 3, stride=2, padding=1, bias=False),
+        nn.Conv2d(2, 2, 3, padding="same"),
+        nn.MaxPool2d(2),
+        nn.MaxPool2d(3, 1, 1),
+        nn.ReLU(),
+        nn.ReLU(inplace=True),
+        nn.Tanh(),
+        nn.Sigmoid(),
+        nn.Softmax(dim=1),
+        nn.Softmax(),
+        nn.LogSoftmax(1),
+        nn.Identity(54, unused="x"),
+        nn.Flatten(),
+        nn.Linear(3, 2, bias=False),
+        nn.MSELoss(),
+        nn.CrossEntropyLoss(),
+        nn.NLLLoss(reduction="sum"),
+        nn.ModuleList([nn.ReLU()]),
+        nn.Sequential(),
+        nn.Dropout(),
+        nn.Dropout(0.2),
+        nn.ModuleList(),
     )
     out("repr", repr(model))
     out("slice keeps keys", repr(model[1:3]))
@@ -338,11 +354,13 @@ def snip_load_state_dict(torch: ModuleType, out: Recorder) -> None:
     out("copied", [p for p in target.parameters()])
     out("buffer", target.block.running)
     layer = torch.nn.Linear(3, 2)
-    cases = [({"weight": torch.ones(2, 3)}, True),
-             ({"weight": torch.ones(2, 3), "bias": torch.ones(2), "x": torch.ones(1)}, True),
-             ({"weight": torch.ones(3, 3), "bias": torch.ones(4)}, True),
-             ({"weight": torch.ones(2, 3), "bias": 1.0}, True),
-             ({"weight": torch.ones(2, 3), "x": torch.ones(1)}, False)]
+    cases = [
+        ({"weight": torch.ones(2, 3)}, True),
+        ({"weight": torch.ones(2, 3), "bias": torch.ones(2), "x": torch.ones(1)}, True),
+        ({"weight": torch.ones(3, 3), "bias": torch.ones(4)}, True),
+        ({"weight": torch.ones(2, 3), "bias": 1.0}, True),
+        ({"weight": torch.ones(2, 3), "x": torch.ones(1)}, False),
+    ]
     for i, (state, strict) in enumerate(cases):
         with out.raises(f"case {i}"):
             out(f"case {i} result", repr(layer.load_state_dict(state, strict=strict)))
@@ -351,8 +369,10 @@ def snip_load_state_dict(torch: ModuleType, out: Recorder) -> None:
     loaded = torch.nn.Linear(3, 2)
     weight = loaded.weight
     loaded.load_state_dict(layer.state_dict(), assign=True)
-    out("assign replaces the parameter", (loaded.weight is weight, loaded.weight.requires_grad,
-                                          type(loaded.weight).__name__))
+    out(
+        "assign replaces the parameter",
+        (loaded.weight is weight, loaded.weight.requires_grad, type(loaded.weight).__name__),
+    )
 
 
 def test_load_state_dict() -> None:
@@ -368,7 +388,8 @@ def test_load_state_dict_error_lists_every_problem(lib: ModuleType) -> None:
         "\n\tsize mismatch for weight: copying a param with shape torch.Size([3, 3]) from "
         "checkpoint, the shape in current model is torch.Size([2, 3]).\n\tsize mismatch for "
         "bias: copying a param with shape torch.Size([3]) from checkpoint, the shape in current "
-        "model is torch.Size([2]).")
+        "model is torch.Size([2])."
+    )
 
 
 # ---------------------------------------------------------------- layers against torch
@@ -395,9 +416,17 @@ def layer_cases(nn: Any) -> dict[str, tuple[Any, tuple[int, ...]]]:
         "Flatten 1..2": (lambda: nn.Flatten(0, 1), (2, 3, 2)),
         "Identity": (lambda: nn.Identity(), (3,)),
         "Dropout eval": (lambda: nn.Dropout().eval(), (3, 4)),
-        "small CNN": (lambda: nn.Sequential(nn.Conv2d(1, 2, 3, padding=1), nn.ReLU(),
-                                            nn.MaxPool2d(2), nn.Flatten(), nn.Linear(8, 3),
-                                            nn.LogSoftmax(dim=1)), (2, 1, 4, 4)),
+        "small CNN": (
+            lambda: nn.Sequential(
+                nn.Conv2d(1, 2, 3, padding=1),
+                nn.ReLU(),
+                nn.MaxPool2d(2),
+                nn.Flatten(),
+                nn.Linear(8, 3),
+                nn.LogSoftmax(dim=1),
+            ),
+            (2, 1, 4, 4),
+        ),
     }
 
 
@@ -422,8 +451,12 @@ def snip_layer_errors(torch: ModuleType, out: Recorder) -> None:
         torch.nn.Linear(3, 2)(torch.ones(2, 4))
     with out.raises("Conv2d channels"):
         torch.nn.Conv2d(3, 1, 2)(torch.ones(1, 2, 4, 4))
-    for kwargs in ({"groups": 0}, {"groups": 2}, {"padding": "full"},
-                   {"padding": "same", "stride": 2}):
+    for kwargs in (
+        {"groups": 0},
+        {"groups": 2},
+        {"padding": "full"},
+        {"padding": "same", "stride": 2},
+    ):
         with out.raises(f"Conv2d {kwargs}"):
             torch.nn.Conv2d(3, 4, 3, **kwargs)
     with out.raises("Dropout p"):
@@ -440,7 +473,8 @@ def test_conv2d_gradients_match_finite_differences() -> None:
     conv = minigrad.nn.Conv2d(2, 2, 3, stride=2, padding=1).double()
     x = minigrad.randn(1, 2, 5, 5, dtype=minigrad.float64, requires_grad=True)
     assert minigrad.autograd.gradcheck(
-        lambda x, w, b: minigrad.nn.functional.conv2d(x, w, b, 2, 1), (x, conv.weight, conv.bias))
+        lambda x, w, b: minigrad.nn.functional.conv2d(x, w, b, 2, 1), (x, conv.weight, conv.bias)
+    )
 
 
 # ---------------------------------------------------------------- losses
@@ -451,13 +485,16 @@ def snip_losses(torch: ModuleType, out: Recorder, reduction: str) -> None:
     logits = fixed(torch, 4, 3, scale=3.0).requires_grad_()
     target = torch.tensor([0, 2, 1, 2])
     prediction = fixed(torch, 4, 3).requires_grad_()
-    for name, loss in (("mse", nn.MSELoss(reduction=reduction)(prediction, logits.detach())),
-                       ("ce", nn.CrossEntropyLoss(reduction=reduction)(logits, target)),
-                       ("ce ignore", nn.CrossEntropyLoss(ignore_index=2,
-                                                         reduction=reduction)(logits, target)),
-                       ("nll", nn.NLLLoss(reduction=reduction)(logits.log_softmax(1), target)),
-                       ("ce soft", nn.CrossEntropyLoss(reduction=reduction)(
-                           logits, fixed(torch, 4, 3).softmax(1)))):
+    for name, loss in (
+        ("mse", nn.MSELoss(reduction=reduction)(prediction, logits.detach())),
+        ("ce", nn.CrossEntropyLoss(reduction=reduction)(logits, target)),
+        ("ce ignore", nn.CrossEntropyLoss(ignore_index=2, reduction=reduction)(logits, target)),
+        ("nll", nn.NLLLoss(reduction=reduction)(logits.log_softmax(1), target)),
+        (
+            "ce soft",
+            nn.CrossEntropyLoss(reduction=reduction)(logits, fixed(torch, 4, 3).softmax(1)),
+        ),
+    ):
         out(name, loss)
         logits.grad = prediction.grad = None
         (loss * fixed(torch, *loss.shape, scale=-1.0)).sum().backward()
@@ -487,8 +524,9 @@ def test_loss_errors() -> None:
 def snip_target_dtype(torch: ModuleType, out: Recorder) -> None:
     for name in ("float32", "int32"):
         with out.raises(f"{name} target"):
-            torch.nn.functional.cross_entropy(torch.ones(2, 3),
-                                              torch.tensor([0, 1], dtype=getattr(torch, name)))
+            torch.nn.functional.cross_entropy(
+                torch.ones(2, 3), torch.tensor([0, 1], dtype=getattr(torch, name))
+            )
 
 
 def test_class_index_target_must_be_long() -> None:
@@ -500,9 +538,11 @@ def test_unsupported_loss_options_are_refused() -> None:
 
     F = minigrad.nn.functional
     x, t = minigrad.ones(2, 3), minigrad.tensor([0, 1])
-    for call in (lambda: F.cross_entropy(x, t, weight=minigrad.ones(3)),
-                 lambda: F.cross_entropy(x, t, label_smoothing=0.1),
-                 lambda: minigrad.nn.MSELoss(size_average=False)):
+    for call in (
+        lambda: F.cross_entropy(x, t, weight=minigrad.ones(3)),
+        lambda: F.cross_entropy(x, t, label_smoothing=0.1),
+        lambda: minigrad.nn.MSELoss(size_average=False),
+    ):
         with pytest.raises(NotImplementedError):
             call()
 
@@ -593,11 +633,16 @@ def snip_init(torch: ModuleType, out: Recorder) -> None:
     init.kaiming_uniform_(w, a=math.sqrt(5))
     init.xavier_uniform_(w)
     out("version after 7 fills", w._version)
-    gains = [init.calculate_gain(n) for n in ("linear", "conv2d", "sigmoid", "tanh", "relu",
-                                               "selu", "leaky_relu")]
+    gains = [
+        init.calculate_gain(n)
+        for n in ("linear", "conv2d", "sigmoid", "tanh", "relu", "selu", "leaky_relu")
+    ]
     out("gains", gains + [init.calculate_gain("leaky_relu", 0.2)])
-    for call in (lambda: init.calculate_gain("swish"), lambda: init.xavier_uniform_(torch.ones(3)),
-                 lambda: init.kaiming_uniform_(w, mode="fan_avg")):
+    for call in (
+        lambda: init.calculate_gain("swish"),
+        lambda: init.xavier_uniform_(torch.ones(3)),
+        lambda: init.kaiming_uniform_(w, mode="fan_avg"),
+    ):
         with out.raises("error"):
             call()
     with out.warns("zero-element tensor"):
@@ -627,8 +672,9 @@ def test_init_bounds() -> None:
 
 
 def _model_with_grads(torch: ModuleType, scale: float) -> Any:
-    model = fill_fixed(torch, torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(),
-                                                  torch.nn.Linear(4, 2)))
+    model = fill_fixed(
+        torch, torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    )
     (model(fixed(torch, 5, 3, scale=scale)) ** 2).sum().backward()
     return model
 
@@ -639,8 +685,10 @@ def snip_clip_norm(torch: ModuleType, out: Recorder, norm_type: float, max_norm:
     total = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm, norm_type=norm_type)
     out("total", (total, total.requires_grad))
     out("clipped grads", [p.grad for p in model.parameters()])
-    out("grads written in place", [p.grad._version - v
-                                   for p, v in zip(model.parameters(), versions, strict=True)])
+    out(
+        "grads written in place",
+        [p.grad._version - v for p, v in zip(model.parameters(), versions, strict=True)],
+    )
     first = next(model.parameters())
     out("single tensor", torch.nn.utils.clip_grad_norm_(first, 0.01, norm_type))
     out("single tensor grad", first.grad)

@@ -21,8 +21,9 @@ lib = test_nn.lib  # the fixture that runs a test once on torch and once on mini
 
 
 def small_model(torch: ModuleType) -> Any:
-    return fill_fixed(torch, torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(),
-                                                 torch.nn.Linear(4, 2)))
+    return fill_fixed(
+        torch, torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    )
 
 
 def train(torch: ModuleType, out: Recorder, optimizer: Any, model: Any, steps: int) -> None:
@@ -77,11 +78,17 @@ def test_adam_matches_torch(name: str, options: str) -> None:
 
 def snip_groups(torch: ModuleType, out: Recorder) -> None:
     model = small_model(torch)
-    optimizer = torch.optim.SGD([{"params": model[0].parameters()},
-                                 {"params": model[2].parameters(), "lr": 0.5, "momentum": 0.9}],
-                                lr=0.1)
-    out("group options", [(g["lr"], g["momentum"], len(g["params"]))
-                          for g in optimizer.param_groups])
+    optimizer = torch.optim.SGD(
+        [
+            {"params": model[0].parameters()},
+            {"params": model[2].parameters(), "lr": 0.5, "momentum": 0.9},
+        ],
+        lr=0.1,
+    )
+    out(
+        "group options",
+        [(g["lr"], g["momentum"], len(g["params"])) for g in optimizer.param_groups],
+    )
     train(torch, out, optimizer, model, steps=2)
     out("repr", repr(optimizer))
 
@@ -163,9 +170,11 @@ OPTIMIZER_ERRORS = {
     "adam eps": lambda t, p: t.optim.Adam([p], eps=-1),
     "adam lr": lambda t, p: t.optim.Adam([p], lr=-0.5),
     "load other group count": lambda t, p: t.optim.SGD([p], lr=1).load_state_dict(
-        {"state": {}, "param_groups": []}),
+        {"state": {}, "param_groups": []}
+    ),
     "load other group size": lambda t, p: t.optim.SGD([p], lr=1).load_state_dict(
-        {"state": {}, "param_groups": [{"params": [0, 1]}]}),
+        {"state": {}, "param_groups": [{"params": [0, 1]}]}
+    ),
 }
 
 

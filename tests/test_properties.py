@@ -28,8 +28,13 @@ torch = pytest.importorskip("torch")
 
 from ops._support import graph_of, to_numpy  # noqa: E402 - after the torch guard
 
-SETTINGS = settings(max_examples=50, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=50,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 # --- expression graphs ---------------------------------------------------------------------
 
@@ -43,7 +48,7 @@ UNARY: dict[str, Callable[[ModuleType, Any], Any]] = {
     "log": lambda L, x: (x * x + 1).log(),
     "sqrt": lambda L, x: (x * x + 1).sqrt(),
     "pow": lambda L, x: (x * x + 0.5) ** 1.5,
-    "square": lambda L, x: x ** 2,
+    "square": lambda L, x: x**2,
     "affine": lambda L, x: x * 0.5 + 0.25,
     "rsub": lambda L, x: 1 - x,
     "reciprocal": lambda L, x: 1 / (x * x + 1),
@@ -96,10 +101,11 @@ def run_program(lib: ModuleType, prog: dict, leaves: list) -> Any:
     """The sum of every op's result (all shapes broadcast together), so each op counts."""
     nodes = list(leaves)
     for kind, name, i, j in prog["steps"]:
-        nodes.append(UNARY[name](lib, nodes[i]) if kind == "u" else
-                     BINARY[name](lib, nodes[i], nodes[j]))
+        nodes.append(
+            UNARY[name](lib, nodes[i]) if kind == "u" else BINARY[name](lib, nodes[i], nodes[j])
+        )
     out = nodes[len(leaves)]
-    for node in nodes[len(leaves) + 1:]:
+    for node in nodes[len(leaves) + 1 :]:
         out = out + node
     return out
 
@@ -109,23 +115,31 @@ def leaf_arrays(prog: dict) -> tuple[list[np.ndarray], np.random.Generator]:
     return [rng.uniform(-1.5, 1.5, s) for s in prog["shapes"]], rng
 
 
-def gradients(lib: ModuleType, prog: dict, arrays: list[np.ndarray], upstream: np.ndarray,
-              create_graph: bool = False) -> tuple[Any, list, list]:
+def gradients(
+    lib: ModuleType,
+    prog: dict,
+    arrays: list[np.ndarray],
+    upstream: np.ndarray,
+    create_graph: bool = False,
+) -> tuple[Any, list, list]:
     leaves = [lib.tensor(a, dtype=lib.float64, requires_grad=True) for a in arrays]
     out = run_program(lib, prog, leaves)
-    grads = lib.autograd.grad(out, leaves, lib.tensor(upstream), create_graph=create_graph,
-                              allow_unused=True)
+    grads = lib.autograd.grad(
+        out, leaves, lib.tensor(upstream), create_graph=create_graph, allow_unused=True
+    )
     return out, leaves, list(grads)
 
 
 def dense(grads: list, arrays: list[np.ndarray]) -> list[np.ndarray]:
     """Gradients as arrays; an unused leaf (None) has a zero gradient."""
-    return [np.zeros(a.shape) if g is None else to_numpy(g)
-            for g, a in zip(grads, arrays, strict=True)]
+    return [
+        np.zeros(a.shape) if g is None else to_numpy(g) for g, a in zip(grads, arrays, strict=True)
+    ]
 
 
-def upstream_for(lib: ModuleType, prog: dict, arrays: list[np.ndarray],
-                 rng: np.random.Generator) -> np.ndarray:
+def upstream_for(
+    lib: ModuleType, prog: dict, arrays: list[np.ndarray], rng: np.random.Generator
+) -> np.ndarray:
     with lib.no_grad():
         shape = tuple(run_program(lib, prog, [lib.tensor(a) for a in arrays]).shape)
     return rng.uniform(-1, 1, shape)
@@ -169,8 +183,11 @@ def test_random_graph_second_order_gradients_match_torch(prog: dict) -> None:
     results = []
     for lib in (torch, minigrad):
         _, leaves, grads = gradients(lib, prog, arrays, upstream, create_graph=True)
-        terms = [(g * lib.tensor(w)).sum() for g, w in zip(grads, weights, strict=True)
-                 if g is not None and g.requires_grad]
+        terms = [
+            (g * lib.tensor(w)).sum()
+            for g, w in zip(grads, weights, strict=True)
+            if g is not None and g.requires_grad
+        ]
         if not terms:  # every gradient is constant: nothing to differentiate again
             results.append(None)
             continue
@@ -221,20 +238,28 @@ def shape_step(draw: st.DrawFn, shape: tuple) -> tuple:
         return (kind, tuple(draw(st.booleans()) for _ in range(shape[0])))
     if kind == "index_adv":
         dim = draw(st.integers(0, n - 1))
-        idx = draw(st.lists(st.integers(-shape[dim], shape[dim] - 1), max_size=4)) \
-            if shape[dim] else []
+        idx = (
+            draw(st.lists(st.integers(-shape[dim], shape[dim] - 1), max_size=4))
+            if shape[dim]
+            else []
+        )
         return (kind, dim, tuple(idx))
     if kind == "index":
         key = []
-        for size in shape[:draw(st.integers(1, n))]:
+        for size in shape[: draw(st.integers(1, n))]:
             part = draw(st.sampled_from(["int", "slice", "none", "full"]))
             if part == "int" and size:
                 key.append(draw(st.integers(-size, size - 1)))
             elif part == "none":
                 key.append(None)
             elif part == "slice":
-                key.append(slice(draw(st.integers(-size - 1, size)),
-                                 draw(st.integers(-size, size + 1)), draw(st.integers(1, 3))))
+                key.append(
+                    slice(
+                        draw(st.integers(-size - 1, size)),
+                        draw(st.integers(-size, size + 1)),
+                        draw(st.integers(1, 3)),
+                    )
+                )
             else:
                 key.append(slice(None))
         if draw(st.booleans()):

@@ -112,15 +112,18 @@ def _inplace_relu(lib: ModuleType, true_inplace: bool) -> Any:
 
 def test_001_mark_dirty_without_returning_input_fails_at_apply(lib: ModuleType) -> None:
     relu = _inplace_relu(lib, true_inplace=False)
-    with raises_with(RuntimeError, "Some elements marked as dirty during the forward method "
-                                   "were not returned as output"):
+    with raises_with(
+        RuntimeError,
+        "Some elements marked as dirty during the forward method were not returned as output",
+    ):
         relu.apply(lib.tensor([-1.0, 2.0], requires_grad=True) * 1)
 
 
 def test_001_true_inplace_function_fails_on_leaf_requiring_grad(lib: ModuleType) -> None:
     relu = _inplace_relu(lib, true_inplace=True)
-    with raises_with(RuntimeError, "a leaf Variable that requires grad has been used in an "
-                                   "in-place operation"):
+    with raises_with(
+        RuntimeError, "a leaf Variable that requires grad has been used in an in-place operation"
+    ):
         relu.apply(lib.tensor([-1.0, 2.0], requires_grad=True))
     y = lib.tensor([-1.0, 2.0], requires_grad=True) * 1
     assert relu.apply(y) is y
@@ -142,8 +145,9 @@ def test_001_mark_non_differentiable_on_input_has_no_effect(lib: ModuleType) -> 
 def test_001_add_on_leaf_requiring_grad_raises_and_version_stays(lib: ModuleType) -> None:
     x = lib.tensor([1.0], requires_grad=True)
     x * 2
-    with raises_with(RuntimeError, "a leaf Variable that requires grad is being used in an "
-                                   "in-place operation"):
+    with raises_with(
+        RuntimeError, "a leaf Variable that requires grad is being used in an in-place operation"
+    ):
         x.add_(1)
     assert x._version == 0
     assert x.tolist() == [1.0]
@@ -194,8 +198,11 @@ def test_002_data_inplace_gives_silently_wrong_gradient(lib: ModuleType) -> None
 def test_002_detach_inplace_is_caught(lib: ModuleType) -> None:
     a, b, c = _mul_then_modify(lib, "detach")
     assert a._version == 1
-    with raises_with(RuntimeError, "one of the variables needed for gradient computation has "
-                                   "been modified by an inplace operation"):
+    with raises_with(
+        RuntimeError,
+        "one of the variables needed for gradient computation has "
+        "been modified by an inplace operation",
+    ):
         c.sum().backward()
 
 

@@ -173,12 +173,15 @@ def snip_000_zero_grad(torch: ModuleType, out: Recorder) -> None:
 
 
 def snip_000_training_loop(torch: ModuleType, out: Recorder) -> None:
-    model = torch.nn.Sequential(fixed_linear(torch, 3, 4), torch.nn.ReLU(),
-                                fixed_linear(torch, 4, 1))
+    model = torch.nn.Sequential(
+        fixed_linear(torch, 3, 4), torch.nn.ReLU(), fixed_linear(torch, 4, 1)
+    )
     criterion = torch.nn.MSELoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    dataloader = [(fixed(torch, 2, 3), torch.tensor([[1.0], [-1.0]])),
-                  (fixed(torch, 2, 3, scale=-2.0), torch.tensor([[0.5], [2.0]]))]
+    dataloader = [
+        (fixed(torch, 2, 3), torch.tensor([[1.0], [-1.0]])),
+        (fixed(torch, 2, 3, scale=-2.0), torch.tensor([[0.5], [2.0]])),
+    ]
     for step, (data, target) in enumerate(dataloader):
         optimizer.zero_grad()
         out(f"grad after zero_grad {step}", model[0].weight.grad)
@@ -308,8 +311,9 @@ def snip_000_problem3_inplace(torch: ModuleType, out: Recorder) -> None:
 
 
 def snip_000_problem4_exploding(torch: ModuleType, out: Recorder) -> None:
-    model = torch.nn.Sequential(fixed_linear(torch, 3, 4, scale=4.0), torch.nn.Tanh(),
-                                fixed_linear(torch, 4, 2, scale=4.0))
+    model = torch.nn.Sequential(
+        fixed_linear(torch, 3, 4, scale=4.0), torch.nn.Tanh(), fixed_linear(torch, 4, 2, scale=4.0)
+    )
     (model(fixed(torch, 5, 3, scale=3.0)) ** 2).sum().backward()
     out("norms before", [(name, p.grad.norm()) for name, p in model.named_parameters()])
     out("total norm", torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0))
@@ -560,8 +564,9 @@ def snip_001_version_counter(torch: ModuleType, out: Recorder) -> None:
     out("plain tensor", (t, t._version))
 
 
-def snip_001_custom_linear(torch: ModuleType, out: Recorder, with_bias: bool,
-                           input_grad: bool) -> None:
+def snip_001_custom_linear(
+    torch: ModuleType, out: Recorder, with_bias: bool, input_grad: bool
+) -> None:
     class CustomLinear(torch.autograd.Function):
         @staticmethod
         def forward(ctx: Any, input: Any, weight: Any, bias: Any = None) -> Any:
@@ -756,8 +761,9 @@ def test_001_version_counter() -> None:
 @pytest.mark.parametrize("input_grad", [True, False])
 @pytest.mark.parametrize("with_bias", [True, False])
 def test_001_custom_linear(with_bias: bool, input_grad: bool) -> None:
-    assert_same(functools.partial(snip_001_custom_linear, with_bias=with_bias,
-                                  input_grad=input_grad))
+    assert_same(
+        functools.partial(snip_001_custom_linear, with_bias=with_bias, input_grad=input_grad)
+    )
 
 
 def test_001_functional_grad() -> None:
@@ -906,12 +912,12 @@ def snip_002_gradcheck_sigmoid(torch: ModuleType, out: Recorder) -> None:
             return output * (1 - output) * grad_output
 
     # fixed values instead of randn(3, 4): whether float32 passes may depend on them
-    test_input = torch.tensor([[-1.5, -1.25, -1.0, -0.75], [-0.5, -0.25, 0.0, 0.25],
-                               [0.5, 0.75, 1.0, 1.25]])
+    test_input = torch.tensor(
+        [[-1.5, -1.25, -1.0, -0.75], [-0.5, -0.25, 0.0, 0.25], [0.5, 0.75, 1.0, 1.25]]
+    )
     test_input.requires_grad_()
     with out.warns("float32 input"):
-        out("float32, eps=1e-3", torch.autograd.gradcheck(Sigmoid.apply, (test_input,),
-                                                          eps=1e-3))
+        out("float32, eps=1e-3", torch.autograd.gradcheck(Sigmoid.apply, (test_input,), eps=1e-3))
     double = test_input.detach().double().requires_grad_()
     with out.warns("float64 input"):
         out("float64", torch.autograd.gradcheck(Sigmoid.apply, (double,)))
@@ -1067,8 +1073,9 @@ def snip_003_inspect_fc_grad(torch: ModuleType, out: Recorder) -> None:
 
 
 def snip_003_clip_grad_norm(torch: ModuleType, out: Recorder) -> None:
-    model = torch.nn.Sequential(fixed_linear(torch, 3, 4), torch.nn.ReLU(),
-                                fixed_linear(torch, 4, 1))
+    model = torch.nn.Sequential(
+        fixed_linear(torch, 3, 4), torch.nn.ReLU(), fixed_linear(torch, 4, 1)
+    )
     (model(fixed(torch, 6, 3, scale=3.0)) ** 2).sum().backward()
     before = [p.grad.clone() for p in model.parameters()]
     total = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)

@@ -22,6 +22,26 @@ from .modules import (
 )
 from .parameter import Parameter
 
-__all__ = ["Conv2d", "CrossEntropyLoss", "Dropout", "Flatten", "Identity", "Linear",
-           "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleList", "NLLLoss", "Parameter",
-           "ReLU", "Sequential", "Sigmoid", "Softmax", "Tanh", "functional", "init", "utils"]
+__all__ = [
+    "Conv2d",
+    "CrossEntropyLoss",
+    "Dropout",
+    "Flatten",
+    "Identity",
+    "Linear",
+    "LogSoftmax",
+    "MSELoss",
+    "MaxPool2d",
+    "Module",
+    "ModuleList",
+    "NLLLoss",
+    "Parameter",
+    "ReLU",
+    "Sequential",
+    "Sigmoid",
+    "Softmax",
+    "Tanh",
+    "functional",
+    "init",
+    "utils",
+]

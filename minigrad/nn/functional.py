@@ -16,8 +16,21 @@ from .. import creation
 from ..ops import nn as _ops
 from ..tensor import Tensor
 
-__all__ = ["conv2d", "cross_entropy", "dropout", "linear", "log_softmax", "max_pool2d",
-           "mse_loss", "nll_loss", "relu", "relu_", "sigmoid", "softmax", "tanh"]
+__all__ = [
+    "conv2d",
+    "cross_entropy",
+    "dropout",
+    "linear",
+    "log_softmax",
+    "max_pool2d",
+    "mse_loss",
+    "nll_loss",
+    "relu",
+    "relu_",
+    "sigmoid",
+    "softmax",
+    "tanh",
+]
 
 linear = _ops.linear
 conv2d = _ops.conv2d
@@ -51,50 +64,76 @@ def tanh(input: Tensor) -> Tensor:
 
 
 def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-                  "include dim=X as an argument.", stacklevel=stacklevel)
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+        "include dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
-            dtype: Any = None) -> Tensor:
+def softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
     if dim is None:
         dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
     return input.softmax(dim, dtype=dtype)
 
 
-def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
-                dtype: Any = None) -> Tensor:
+def log_softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim, dtype=dtype)
 
 
-def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
-             reduce: bool | None = None, reduction: str = "mean",
-             weight: Tensor | None = None) -> Tensor:
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
     _check_loss_args(reduction, size_average=size_average, reduce=reduce, weight=weight)
     return _ops.mse_loss(input, target, reduction)
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
-             size_average: bool | None = None, ignore_index: int = -100,
-             reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
     _check_loss_args(reduction, weight=weight, size_average=size_average, reduce=reduce)
     return _ops.nll_loss(input, target, reduction, ignore_index)
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                  size_average: bool | None = None, ignore_index: int = -100,
-                  reduce: bool | None = None, reduction: str = "mean",
-                  label_smoothing: float = 0.0) -> Tensor:
-    _check_loss_args(reduction, weight=weight, size_average=size_average, reduce=reduce,
-                     label_smoothing=label_smoothing)
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    _check_loss_args(
+        reduction,
+        weight=weight,
+        size_average=size_average,
+        reduce=reduce,
+        label_smoothing=label_smoothing,
+    )
     return _ops.cross_entropy(input, target, reduction, ignore_index)
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True,
-            inplace: bool = False) -> Tensor:
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability p and scale the rest by 1/(1-p) (training only)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")

@@ -13,11 +13,29 @@ from .. import creation
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 
-__all__ = ["calculate_gain", "constant_", "kaiming_normal_", "kaiming_uniform_", "normal_",
-           "ones_", "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_"]
+__all__ = [
+    "calculate_gain",
+    "constant_",
+    "kaiming_normal_",
+    "kaiming_uniform_",
+    "normal_",
+    "ones_",
+    "uniform_",
+    "xavier_normal_",
+    "xavier_uniform_",
+    "zeros_",
+]
 
-_LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-               "conv_transpose3d", "sigmoid")
+_LINEAR_FNS = (
+    "linear",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "sigmoid",
+)
 
 
 def calculate_gain(nonlinearity: str, param: Any = None) -> float:
@@ -43,8 +61,9 @@ def calculate_gain(nonlinearity: str, param: Any = None) -> float:
 
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
     if tensor.dim() < 2:
-        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
-                         "dimensions")
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
     receptive = math.prod(tensor.shape[2:])
     return tensor.size(1) * receptive, tensor.size(0) * receptive
 
@@ -89,15 +108,25 @@ def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> floa
     return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
 
 
-def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
+def kaiming_uniform_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Any = None,
+) -> Tensor:
     """He init: U(-b, b), b = gain * sqrt(3 / fan); a=sqrt(5) (Linear) gives b = 1/sqrt(fan)."""
     std = _kaiming_std(tensor, a, mode, nonlinearity)
     return tensor if std is None else uniform_(tensor, -math.sqrt(3.0) * std, math.sqrt(3.0) * std)
 
 
-def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                    nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
+def kaiming_normal_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Any = None,
+) -> Tensor:
     std = _kaiming_std(tensor, a, mode, nonlinearity)
     return tensor if std is None else normal_(tensor, 0.0, std)
 

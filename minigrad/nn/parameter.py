@@ -23,8 +23,9 @@ class Parameter(Tensor):
         p._init(data._data, False, counter=data._version_counter)
         if requires_grad:
             if not data.dtype.is_floating_point:
-                raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                                   "gradients")
+                raise RuntimeError(
+                    "Only Tensors of floating point and complex dtype can require gradients"
+                )
             p._requires_grad = True
         return p
 

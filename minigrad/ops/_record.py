@@ -146,8 +146,9 @@ def record(
     return out
 
 
-def record_many(node_cls: type[Node], datas: list[np.ndarray], inputs: tuple,
-                **attrs: Any) -> list[Tensor]:
+def record_many(
+    node_cls: type[Node], datas: list[np.ndarray], inputs: tuple, **attrs: Any
+) -> list[Tensor]:
     """Like `record`, for an op with several outputs: one node, output i has output_nr i."""
     outs = [Tensor._wrap(d) for d in datas]
     if not should_record(inputs):
@@ -161,8 +162,14 @@ def record_many(node_cls: type[Node], datas: list[np.ndarray], inputs: tuple,
     for i, out in enumerate(outs):
         out._grad_fn, out._output_nr = node, i
     if LISTENERS:
-        emit("node_created", node=node, name=node.name(), inputs=list(inputs), output=outs[0],
-             shape=tuple(datas[0].shape))
+        emit(
+            "node_created",
+            node=node,
+            name=node.name(),
+            inputs=list(inputs),
+            output=outs[0],
+            shape=tuple(datas[0].shape),
+        )
     return outs
 
 

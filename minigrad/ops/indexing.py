@@ -20,8 +20,9 @@ def _normalize_key(key: Any) -> tuple:
 
 
 def _is_advanced(k: Any) -> bool:
-    return isinstance(k, (list, np.ndarray)) and not (isinstance(k, np.ndarray) and k.ndim == 0
-                                                      and k.dtype.kind in "iu")
+    return isinstance(k, (list, np.ndarray)) and not (
+        isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"
+    )
 
 
 class ScatterBackward(Node):
@@ -65,8 +66,10 @@ def select(a: Tensor, dim: int, index: int) -> Tensor:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, a.ndim)
     if not -a.shape[d] <= index < a.shape[d]:
-        raise IndexError(f"select(): index {index} out of range for tensor of size "
-                         f"{list(a.shape)} at dimension {d}")
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size "
+            f"{list(a.shape)} at dimension {d}"
+        )
     return _select(a, d, index)
 
 
@@ -81,8 +84,10 @@ def _basic(a: Tensor, key: tuple, cls: type[Node]) -> Tensor:
     return mark_view(out, a, lambda arr: arr[view_key])
 
 
-_ZERO_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+_ZERO_DIM = (
+    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+)
 
 
 def _is_int(k: Any) -> bool:
@@ -94,14 +99,17 @@ def _is_int(k: Any) -> bool:
 
 def _is_flag(k: Any) -> bool:
     """True/False (or a 0-d bool tensor): a new dim of size 1 indexed by [k]."""
-    return isinstance(k, (bool, np.bool_)) or (isinstance(k, np.ndarray) and k.ndim == 0
-                                               and k.dtype == np.bool_)
+    return isinstance(k, (bool, np.bool_)) or (
+        isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_
+    )
 
 
 def _index_array(k: Any) -> np.ndarray:
     if not isinstance(k, (list, tuple, np.ndarray)):
-        raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                         f"Variables are valid indices (got {type(k).__name__})")
+        raise IndexError(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+            f"Variables are valid indices (got {type(k).__name__})"
+        )
     arr = np.asarray(k)
     if arr.size == 0 and arr.dtype.kind == "f":  # [] indexes nothing, as an int tensor
         arr = arr.astype(np.int64)
@@ -125,8 +133,9 @@ def _slice(a: Tensor, dim: int, k: slice, always: bool = False) -> Tensor:
     start, stop, step = k.indices(a.shape[dim])
     # PyTorch skips a slice that keeps everything, judged on the bounds as written: x[0:9, :]
     # is skipped, x[-3:, :] is recorded even when it also keeps every row
-    keeps_all = (k.start in (None, 0) and (k.stop is None or k.stop >= a.shape[dim])
-                 and k.step in (None, 1))
+    keeps_all = (
+        k.start in (None, 0) and (k.stop is None or k.stop >= a.shape[dim]) and k.step in (None, 1)
+    )
     if keeps_all and not always:
         return a
     return _basic(a, (slice(None),) * dim + (slice(start, stop, step),), SliceBackward0)
@@ -154,8 +163,10 @@ def getitem(a: Tensor, key: Any) -> Tensor:
             dim += a.ndim - specified
         elif _is_int(k):
             if not -out.shape[dim] <= int(k) < out.shape[dim]:
-                raise IndexError(f"index {int(k)} is out of bounds for dimension {dim} with size "
-                                 f"{out.shape[dim]}")
+                raise IndexError(
+                    f"index {int(k)} is out of bounds for dimension {dim} with size "
+                    f"{out.shape[dim]}"
+                )
             out = _select(out, dim, int(k))
         elif isinstance(k, slice):
             out = _slice(out, dim, k)
@@ -175,19 +186,22 @@ def _gather(a: Tensor, advanced: dict[int, np.ndarray]) -> Tensor:
         if idx.dtype == np.bool_:
             for i, (m, s) in enumerate(zip(idx.shape, a.shape[d:], strict=False)):
                 if m != s:
-                    raise IndexError(f"The shape of the mask {list(idx.shape)} at index {i} does "
-                                     f"not match the shape of the indexed tensor "
-                                     f"{list(a.shape)} at index {d + i}")
-            key[d:d + idx.ndim] = np.nonzero(idx)
+                    raise IndexError(
+                        f"The shape of the mask {list(idx.shape)} at index {i} does "
+                        f"not match the shape of the indexed tensor "
+                        f"{list(a.shape)} at index {d + i}"
+                    )
+            key[d : d + idx.ndim] = np.nonzero(idx)
             continue
         size = a.shape[d]
         bad = idx[(idx < -size) | (idx >= size)]
         if bad.size:
-            raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {n} with "
-                             f"size {size}")
+            raise IndexError(
+                f"index {int(bad.flat[0])} is out of bounds for dimension {n} with size {size}"
+            )
         key[d] = idx.astype(np.int64)
     last = max(i for i, k in enumerate(key) if not isinstance(k, slice))
-    key = tuple(key[:last + 1])
+    key = tuple(key[: last + 1])
     data = np.ascontiguousarray(a._data[key])  # numpy may lay the result out transposed
     return record(IndexBackward0, data, (a,), self_sym_sizes=tuple(a.shape), key=key)
 

@@ -74,24 +74,35 @@ def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tensor
         return record(SumBackward0, data, (a,), self_sym_sizes=tuple(a.shape))
     dims = _dims(dim, a.ndim)
     data = np.asarray(a._data.sum(axis=dims, keepdims=keepdim, dtype=out_dtype))
-    return record(SumBackward1, data, (a,), self_sym_sizes=tuple(a.shape), dim=dims,
-                  keepdim=keepdim)
+    return record(
+        SumBackward1, data, (a,), self_sym_sizes=tuple(a.shape), dim=dims, keepdim=keepdim
+    )
 
 
 def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tensor:
     if not a.dtype.is_floating_point and dtype is None:
-        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
-                           "floating point or complex dtype. Got: "
-                           f"{dtypes.SCALAR_NAMES[a.dtype.name]}")
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a "
+            "floating point or complex dtype. Got: "
+            f"{dtypes.SCALAR_NAMES[a.dtype.name]}"
+        )
     dims = None if dim is None else _dims(dim, a.ndim)
     count = _count(a.shape, range(a.ndim) if dims is None else dims)
     with np.errstate(invalid="ignore"):  # the mean of nothing is nan, silently
         data = np.asarray(a._data.sum(axis=dims, keepdims=keepdim) / a._data.dtype.type(count))
     if dims is None:
-        return record(MeanBackward0, data, (a,), self_sym_sizes=tuple(a.shape),
-                      count=builtins.max(count, 1))
-    return record(MeanBackward1, data, (a,), self_sym_sizes=tuple(a.shape), dim=dims,
-                  keepdim=keepdim, count=count)
+        return record(
+            MeanBackward0, data, (a,), self_sym_sizes=tuple(a.shape), count=builtins.max(count, 1)
+        )
+    return record(
+        MeanBackward1,
+        data,
+        (a,),
+        self_sym_sizes=tuple(a.shape),
+        dim=dims,
+        keepdim=keepdim,
+        count=count,
+    )
 
 
 # --- max / min ---------------------------------------------------------------------------
@@ -125,9 +136,12 @@ class _IndexedReduce(Node):
         if not self.keepdim:
             g = g.unsqueeze(self.dim)
         idx = np.expand_dims(self.indices, self.dim) if not self.keepdim else self.indices
-        key = tuple(idx if d == self.dim else np.arange(s).reshape(
-            [-1 if i == d else 1 for i in range(len(self.shape))])
-            for d, s in enumerate(self.shape))
+        key = tuple(
+            idx
+            if d == self.dim
+            else np.arange(s).reshape([-1 if i == d else 1 for i in range(len(self.shape))])
+            for d, s in enumerate(self.shape)
+        )
         return (scatter_into_zeros(g, self.shape, key),)
 
 
@@ -143,9 +157,11 @@ def _minmax(a: Tensor, dim: Any, keepdim: bool, largest: bool):
     x, name = a._data, "max" if largest else "min"
     if dim is None:
         if x.size == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
-                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
-                               "argument.")
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for "
+                "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                "argument."
+            )
         value = x.max() if largest else x.min()
         cls = MaxBackward1 if largest else MinBackward1
         return record(cls, np.asarray(value), (a,), mask=(x == value))
@@ -228,8 +244,9 @@ def _var_args(a: Tensor, dim: Any, unbiased: Any, correction: Any) -> tuple:
     return (_dims(dim, a.ndim) if dim is not None else None), correction
 
 
-def _var_backward(g: Tensor, x: Tensor, dims: tuple | None, correction: float,
-                  keepdim: bool) -> Tensor:
+def _var_backward(
+    g: Tensor, x: Tensor, dims: tuple | None, correction: float, keepdim: bool
+) -> Tensor:
     """PyTorch's var_backward: 2 / (n - correction) * g * (x - mean)."""
     if dims is None or x.ndim == 0:
         dof = x.numel() - correction
@@ -256,22 +273,50 @@ class StdBackward0(Node):
 
 def _var_data(a: Tensor, dims: tuple | None, correction: float, keepdim: bool) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray(np.var(a._data, axis=dims, ddof=correction, keepdims=keepdim,
-                                 dtype=a._data.dtype))
+        return np.asarray(
+            np.var(a._data, axis=dims, ddof=correction, keepdims=keepdim, dtype=a._data.dtype)
+        )
 
 
-def var(a: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-        correction: Any = None) -> Tensor:
+def var(
+    a: Tensor,
+    dim: Any = None,
+    unbiased: Any = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> Tensor:
     dims, c = _var_args(a, dim, unbiased, correction)
-    return record(VarBackward0, _var_data(a, dims, c, keepdim), (a,), save={"self": a}, dim=dims,
-                  correction=c, keepdim=keepdim)
+    return record(
+        VarBackward0,
+        _var_data(a, dims, c, keepdim),
+        (a,),
+        save={"self": a},
+        dim=dims,
+        correction=c,
+        keepdim=keepdim,
+    )
 
 
-def std(a: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-        correction: Any = None) -> Tensor:
+def std(
+    a: Tensor,
+    dim: Any = None,
+    unbiased: Any = None,
+    keepdim: bool = False,
+    *,
+    correction: Any = None,
+) -> Tensor:
     dims, c = _var_args(a, dim, unbiased, correction)
-    return record(StdBackward0, np.sqrt(_var_data(a, dims, c, keepdim)), (a,), save={"self": a},
-                  save_result=True, dim=dims, correction=c, keepdim=keepdim)
+    return record(
+        StdBackward0,
+        np.sqrt(_var_data(a, dims, c, keepdim)),
+        (a,),
+        save={"self": a},
+        save_result=True,
+        dim=dims,
+        correction=c,
+        keepdim=keepdim,
+    )
 
 
 def _vector_norm(x: np.ndarray, p: float, dims: tuple | None, keepdim: bool) -> np.ndarray:
@@ -286,7 +331,7 @@ def _vector_norm(x: np.ndarray, p: float, dims: tuple | None, keepdim: bool) -> 
         return ax.sum(axis=dims, keepdims=keepdim)
     if p == 2:
         return np.sqrt((ax * ax).sum(axis=dims, keepdims=keepdim))
-    return (ax ** p).sum(axis=dims, keepdims=keepdim) ** (1 / p)
+    return (ax**p).sum(axis=dims, keepdims=keepdim) ** (1 / p)
 
 
 class LinalgVectorNormBackward0(Node):
@@ -317,13 +362,24 @@ class LinalgVectorNormBackward0(Node):
 
 
 def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
-    _require_float(a, "linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                      f"Got {dtypes.SCALAR_NAMES[a.dtype.name]}")
+    _require_float(
+        a,
+        "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+        f"Got {dtypes.SCALAR_NAMES[a.dtype.name]}",
+    )
     p = 2 if p in (None, "fro") else p
     dims = _dims(dim, a.ndim) if dim is not None else None
     data = np.asarray(_vector_norm(a._data, p, dims, keepdim), dtype=a._data.dtype)
-    return record(LinalgVectorNormBackward0, data, (a,), save={"self": a}, save_result=True,
-                  ord=p, dim=dims, keepdim=keepdim)
+    return record(
+        LinalgVectorNormBackward0,
+        data,
+        (a,),
+        save={"self": a},
+        save_result=True,
+        ord=p,
+        dim=dims,
+        keepdim=keepdim,
+    )
 
 
 # --- softmax family ---------------------------------------------------------------------
@@ -346,8 +402,10 @@ def _softmax_input(a: Tensor, dim: int, dtype: Any, kernel: str) -> tuple[Tensor
     dims = _dims(dim, a.ndim)
     if not a.dtype.is_floating_point:
         last = "_lastdim" if dims == (a.ndim - 1,) else ""
-        raise NotImplementedError(f'"{kernel}{last}_kernel_impl" not implemented for '
-                                  f"'{dtypes.SCALAR_NAMES[a.dtype.name]}'")
+        raise NotImplementedError(
+            f'"{kernel}{last}_kernel_impl" not implemented for '
+            f"'{dtypes.SCALAR_NAMES[a.dtype.name]}'"
+        )
     return a, dims
 
 

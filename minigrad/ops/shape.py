@@ -23,8 +23,10 @@ def wrap_dim(dim: int, ndim: int) -> int:
     """`dim` as a non-negative index into `ndim` dims (a 0-d tensor accepts 0 and -1)."""
     span = max(ndim, 1)
     if not -span <= dim < span:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-span}, "
-                         f"{span - 1}], but got {dim})")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-span}, "
+            f"{span - 1}], but got {dim})"
+        )
     return dim % span
 
 
@@ -36,8 +38,10 @@ def broadcast_shapes(*shapes: tuple) -> tuple:
         a, b = (1,) * (n - len(out)) + tuple(out), (1,) * (n - len(shape)) + tuple(shape)
         for i in reversed(range(n)):
             if a[i] != b[i] and 1 not in (a[i], b[i]):
-                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor "
-                                   f"b ({b[i]}) at non-singleton dimension {i}")
+                raise RuntimeError(
+                    f"The size of tensor a ({a[i]}) must match the size of tensor "
+                    f"b ({b[i]}) at non-singleton dimension {i}"
+                )
         out = tuple(y if x == 1 else x for x, y in zip(a, b, strict=True))
     return out
 
@@ -90,16 +94,17 @@ def _as_view(a: Tensor, shape: tuple, cls: type[Node]) -> Tensor | None:
 def view(a: Tensor, *shape: Any) -> Tensor:
     out = _as_view(a, _infer(_shape_arg(shape), a._data.size), ViewBackward0)
     if out is None:
-        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
-                           "least one dimension spans across two contiguous subspaces). Use "
-                           ".reshape(...) instead.")
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at "
+            "least one dimension spans across two contiguous subspaces). Use "
+            ".reshape(...) instead."
+        )
     return out
 
 
 def unsafe_view(a: Tensor, shape: tuple) -> Tensor:
     """PyTorch's _unsafe_view: reshape a fresh tensor without marking the result a view."""
-    return record(UnsafeViewBackward0, a._data.reshape(shape), (a,),
-                  self_sym_sizes=tuple(a.shape))
+    return record(UnsafeViewBackward0, a._data.reshape(shape), (a,), self_sym_sizes=tuple(a.shape))
 
 
 def reshape(a: Tensor, *shape: Any) -> Tensor:
@@ -119,8 +124,8 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return a
-    merged = int(np.prod(a.shape[s:e + 1], dtype=np.int64))  # not -1: ambiguous when empty
-    return reshape(a, a.shape[:s] + (merged,) + a.shape[e + 1:])
+    merged = int(np.prod(a.shape[s : e + 1], dtype=np.int64))  # not -1: ambiguous when empty
+    return reshape(a, a.shape[:s] + (merged,) + a.shape[e + 1 :])
 
 
 class TransposeBackward0(Node):
@@ -156,9 +161,11 @@ class PermuteBackward0(Node):
 def permute(a: Tensor, *dims: Any) -> Tensor:
     dims = _shape_arg(dims)
     if len(dims) != a.ndim:
-        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
-                           "match the length of the desired ordering of dimensions i.e. "
-                           f"input.dim() = {a.ndim} is not equal to len(dims) = {len(dims)}")
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not "
+            "match the length of the desired ordering of dimensions i.e. "
+            f"input.dim() = {a.ndim} is not equal to len(dims) = {len(dims)}"
+        )
     dims = tuple(wrap_dim(d, a.ndim) for d in dims)
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
@@ -169,13 +176,15 @@ def permute(a: Tensor, *dims: Any) -> Tensor:
 def T(a: Tensor) -> Tensor:  # noqa: N802
     """x.T: every dim reversed, a PermuteBackward0 whatever the number of dims."""
     if a.ndim != 2:
-        _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
-                   "cases." if a.ndim == 0 else
-                   "The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
-                   "is deprecated and it will throw an error in a future release. Consider "
-                   "`x.mT` to transpose batches of matrices or "
-                   "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of "
-                   "a tensor.")
+        _warn_once(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+            if a.ndim == 0
+            else "The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
+            "is deprecated and it will throw an error in a future release. Consider "
+            "`x.mT` to transpose batches of matrices or "
+            "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of "
+            "a tensor."
+        )
     return permute(a, tuple(reversed(range(a.ndim))))
 
 
@@ -240,24 +249,31 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
     sizes = _shape_arg(sizes)
     lead = len(sizes) - a.ndim
     if lead < 0:
-        raise RuntimeError(f"expand(torch.{LEGACY_NAMES[a.dtype.name]}{{{list(a.shape)}}}, "
-                           f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "
-                           f"must be greater or equal to the number of dimensions in the tensor "
-                           f"({a.ndim})")
+        raise RuntimeError(
+            f"expand(torch.{LEGACY_NAMES[a.dtype.name]}{{{list(a.shape)}}}, "
+            f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "
+            f"must be greater or equal to the number of dimensions in the tensor "
+            f"({a.ndim})"
+        )
     for i in range(lead):
         if sizes[i] == -1:
-            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
-                               f"non-existing dimension {i}")
+            raise RuntimeError(
+                f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                f"non-existing dimension {i}"
+            )
     target = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
     for i, s in enumerate(a.shape):
         if s != 1 and s != target[lead + i]:
-            raise RuntimeError(f"The expanded size of the tensor ({target[lead + i]}) must match "
-                               f"the existing size ({s}) at non-singleton dimension {lead + i}.  "
-                               f"Target sizes: {list(sizes)}.  Tensor sizes: {list(a.shape)}")
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[lead + i]}) must match "
+                f"the existing size ({s}) at non-singleton dimension {lead + i}.  "
+                f"Target sizes: {list(sizes)}.  Tensor sizes: {list(a.shape)}"
+            )
     if target == tuple(a.shape) and not a.requires_grad:
         return a
-    out = record(ExpandBackward0, np.broadcast_to(a._data, target), (a,),
-                 self_sym_sizes=tuple(a.shape))
+    out = record(
+        ExpandBackward0, np.broadcast_to(a._data, target), (a,), self_sym_sizes=tuple(a.shape)
+    )
     return mark_view(out, a, lambda arr: np.broadcast_to(arr, target))
 
 
@@ -265,8 +281,9 @@ def sum_to_size(a: Tensor, *shape: Any) -> Tensor:
     """Sum a broadcast gradient back down to `shape` (the engine's one reduction helper)."""
     shape = _shape_arg(shape)
     lead = a.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
-                                      if s == 1 and a.shape[lead + i] != 1)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and a.shape[lead + i] != 1
+    )
     if not dims:
         return a
     out = a.sum(dim=dims, keepdim=True)
@@ -296,16 +313,18 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     d = wrap_dim(dim, arrays[0].ndim)
     for i, x in enumerate(arrays):
         if x.ndim != arrays[0].ndim:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got "
-                               f"{arrays[0].ndim} and {x.ndim}")
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {arrays[0].ndim} and {x.ndim}"
+            )
         for k in range(x.ndim):
             if k != d and x.shape[k] != arrays[0].shape[k]:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
-                                   f"Expected size {arrays[0].shape[k]} but got size "
-                                   f"{x.shape[k]} for tensor number {i} in the list.")
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. "
+                    f"Expected size {arrays[0].shape[k]} but got size "
+                    f"{x.shape[k]} for tensor number {i} in the list."
+                )
     data = np.concatenate(arrays, axis=d)
-    return record(CatBackward0, data, tuple(tensors), dim=d,
-                  sizes=[x.shape[d] for x in arrays])
+    return record(CatBackward0, data, tuple(tensors), dim=d, sizes=[x.shape[d] for x in arrays])
 
 
 class StackBackward0(Node):
@@ -321,12 +340,15 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
     tensors, arrays, _ = operands(*tensors)
     for i, x in enumerate(arrays):
         if x.shape != arrays[0].shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{list(arrays[0].shape)} at entry 0 and {list(x.shape)} at entry "
-                               f"{i}")
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got "
+                f"{list(arrays[0].shape)} at entry 0 and {list(x.shape)} at entry "
+                f"{i}"
+            )
     d = wrap_dim(dim, arrays[0].ndim + 1)
-    return record(StackBackward0, np.stack(arrays, axis=d), tuple(tensors), dim=d,
-                  count=len(arrays))
+    return record(
+        StackBackward0, np.stack(arrays, axis=d), tuple(tensors), dim=d, count=len(arrays)
+    )
 
 
 class CloneBackward0(Node):

@@ -38,8 +38,10 @@ class Optimizer:
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
         if isinstance(params, Tensor):
-            raise TypeError("params argument given to the optimizer should be an iterable of "
-                            "Tensors or dicts, but got " + typename(params))
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of "
+                "Tensors or dicts, but got " + typename(params)
+            )
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         groups = list(params)
@@ -58,9 +60,11 @@ class Optimizer:
         if isinstance(params, Tensor):
             params = [params]
         elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, "
-                            "but the ordering of tensors in sets will change between runs. "
-                            "Please use a list instead.")
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, "
+                "but the ordering of tensors in sets will change between runs. "
+                "Please use a list instead."
+            )
         params = list(params)
         names = [p[0] for p in params if isinstance(p, tuple)]
         params = [p[1] if isinstance(p, tuple) else p for p in params]
@@ -69,20 +73,25 @@ class Optimizer:
             param_group["param_names"] = names
         for p in params:
             if not isinstance(p, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                + typename(p))
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is " + typename(p)
+                )
             if not self.defaults.get("differentiable") and not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
-                raise ValueError("parameter group didn't specify a value of required "
-                                 f"optimization parameter {name}")
+                raise ValueError(
+                    "parameter group didn't specify a value of required "
+                    f"optimization parameter {name}"
+                )
             param_group.setdefault(name, default)
         if len(params) != len(set(params)):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
-                          "future, this will cause an error; see "
-                          "github.com/pytorch/pytorch/issues/40967 for more information",
-                          stacklevel=3)
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in "
+                "future, this will cause an error; see "
+                "github.com/pytorch/pytorch/issues/40967 for more information",
+                stacklevel=3,
+            )
         seen = set(chain.from_iterable(g["params"] for g in self.param_groups))
         if not seen.isdisjoint(params):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -115,28 +124,36 @@ class Optimizer:
         def pack(group: dict[str, Any]) -> dict[str, Any]:
             nonlocal start
             packed = {k: v for k, v in group.items() if k != "params"}
-            mapping.update({id(p): i for i, p in enumerate(group["params"], start)
-                            if id(p) not in mapping})
+            mapping.update(
+                {id(p): i for i, p in enumerate(group["params"], start) if id(p) not in mapping}
+            )
             packed["params"] = [mapping[id(p)] for p in group["params"]]
             start += len(packed["params"])
             return packed
 
         groups = [pack(g) for g in self.param_groups]
-        state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v
-                 for k, v in self.state.items()}
+        state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         saved_groups = deepcopy(state_dict["param_groups"])
         if len(self.param_groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
-        if any(len(g["params"]) != len(s["params"])
-               for g, s in zip(self.param_groups, saved_groups, strict=True)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match "
-                             "the size of optimizer's group")
-        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
-                          chain.from_iterable(g["params"] for g in self.param_groups),
-                          strict=True))
+        if any(
+            len(g["params"]) != len(s["params"])
+            for g, s in zip(self.param_groups, saved_groups, strict=True)
+        ):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match "
+                "the size of optimizer's group"
+            )
+        id_map = dict(
+            zip(
+                chain.from_iterable(g["params"] for g in saved_groups),
+                chain.from_iterable(g["params"] for g in self.param_groups),
+                strict=True,
+            )
+        )
         state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
         for key, value in state_dict["state"].items():
             if key in id_map:

@@ -64,8 +64,9 @@ def _snapshot_rng(preserve: bool) -> Any:
 
 
 def _detach_inputs(args: tuple) -> tuple:
-    return tuple(a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
-                 for a in args)
+    return tuple(
+        a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a for a in args
+    )
 
 
 def _as_outputs(outputs: Any) -> tuple:
@@ -79,8 +80,9 @@ class CheckpointFunction(Function):
     @staticmethod
     def forward(ctx: Any, run_function: Callable, preserve_rng_state: bool, *args: Any) -> Any:
         if not any(a.requires_grad for a in args if isinstance(a, Tensor)):
-            warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
-                          stacklevel=4)
+            warnings.warn(
+                "None of the inputs have requires_grad=True. Gradients will be None", stacklevel=4
+            )
         ctx.run_function = run_function
         ctx.rng = _snapshot_rng(preserve_rng_state)
         ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
@@ -96,11 +98,15 @@ class CheckpointFunction(Function):
         detached = _detach_inputs(tuple(inputs))
         with _rng_as(ctx.rng), enable_grad():
             outputs = _as_outputs(ctx.run_function(*detached))
-        pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=False)
-                 if isinstance(o, Tensor) and o.requires_grad]
+        pairs = [
+            (o, g)
+            for o, g in zip(outputs, grad_outputs, strict=False)
+            if isinstance(o, Tensor) and o.requires_grad
+        ]
         if not pairs:
-            raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not "
-                               "necessary")
+            raise RuntimeError(
+                "none of output has requires_grad=True, this checkpoint() is not necessary"
+            )
         autograd_backward([o for o, _ in pairs], [g for _, g in pairs])
         grads = tuple(a.grad if isinstance(a, Tensor) else None for a in detached)
         return (None, None) + grads
@@ -150,8 +156,13 @@ class CheckpointWithoutReentrant(Function):
         ctx.save_for_backward(*tensors[:n_inputs])
         outputs = plan.pop("outputs")
         detached = tuple(o.detach() if isinstance(o, Tensor) else o for o in outputs)
-        ctx.mark_non_differentiable(*(d for o, d in zip(outputs, detached, strict=True)
-                                      if isinstance(o, Tensor) and not o.requires_grad))
+        ctx.mark_non_differentiable(
+            *(
+                d
+                for o, d in zip(outputs, detached, strict=True)
+                if isinstance(o, Tensor) and not o.requires_grad
+            )
+        )
         return detached if plan["is_tuple"] else detached[0]
 
     @staticmethod
@@ -163,19 +174,25 @@ class CheckpointWithoutReentrant(Function):
         detached = _detach_inputs(tuple(args))
         with _rng_as(plan["rng"]), enable_grad():
             outputs = _as_outputs(plan["function"](*detached, **plan["kwargs"]))
-        pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=False)
-                 if isinstance(o, Tensor) and o.requires_grad and g is not None]
+        pairs = [
+            (o, g)
+            for o, g in zip(outputs, grad_outputs, strict=False)
+            if isinstance(o, Tensor) and o.requires_grad and g is not None
+        ]
         inputs = [detached[i] for i in plan["tensor_indices"]]
         targets = [t for t in inputs + plan["frontier"] if t.requires_grad]
-        grads = iter(autograd_grad([o for o, _ in pairs], targets, [g for _, g in pairs],
-                                   allow_unused=True) if pairs and targets else ())
-        result = [next(grads, None) if t.requires_grad else None
-                  for t in inputs + plan["frontier"]]
+        grads = iter(
+            autograd_grad([o for o, _ in pairs], targets, [g for _, g in pairs], allow_unused=True)
+            if pairs and targets
+            else ()
+        )
+        result = [next(grads, None) if t.requires_grad else None for t in inputs + plan["frontier"]]
         return (None, *result)
 
 
-def _checkpoint_without_reentrant(function: Callable, preserve: bool, args: tuple,
-                                  kwargs: dict) -> Any:
+def _checkpoint_without_reentrant(
+    function: Callable, preserve: bool, args: tuple, kwargs: dict
+) -> Any:
     if not is_grad_enabled():
         return function(*args, **kwargs)
     rng = _snapshot_rng(preserve)
@@ -184,16 +201,27 @@ def _checkpoint_without_reentrant(function: Callable, preserve: bool, args: tupl
     outputs = function(*detached, **kwargs)
     frontier = _frontier(_as_outputs(outputs), detached, first_new)
     tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-    plan = {"function": function, "kwargs": kwargs, "rng": rng, "frontier": frontier,
-            "args": [None if isinstance(a, Tensor) else a for a in args],
-            "tensor_indices": tensor_indices, "outputs": _as_outputs(outputs),
-            "is_tuple": isinstance(outputs, tuple)}
+    plan = {
+        "function": function,
+        "kwargs": kwargs,
+        "rng": rng,
+        "frontier": frontier,
+        "args": [None if isinstance(a, Tensor) else a for a in args],
+        "tensor_indices": tensor_indices,
+        "outputs": _as_outputs(outputs),
+        "is_tuple": isinstance(outputs, tuple),
+    }
     return CheckpointWithoutReentrant.apply(plan, *(args[i] for i in tensor_indices), *frontier)
 
 
 # --- public API --------------------------------------------------------------------------------
-def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None,
-               preserve_rng_state: bool = True, **kwargs: Any) -> Any:
+def checkpoint(
+    function: Callable,
+    *args: Any,
+    use_reentrant: bool | None = None,
+    preserve_rng_state: bool = True,
+    **kwargs: Any,
+) -> Any:
     """function(*args, **kwargs), keeping only the inputs and recomputing the rest in backward."""
     if use_reentrant is None:
         warnings.warn(_USE_REENTRANT_WARNING, UserWarning, stacklevel=2)
@@ -205,17 +233,22 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
     return _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs)
 
 
-def checkpoint_sequential(functions: Any, segments: int, input: Any,
-                          use_reentrant: bool | None = None, **kwargs: Any) -> Any:
+def checkpoint_sequential(
+    functions: Any, segments: int, input: Any, use_reentrant: bool | None = None, **kwargs: Any
+) -> Any:
     """Run `functions` (a list or Sequential) in `segments` checkpointed chunks; the last chunk
     runs normally."""
     if use_reentrant is None:
-        warnings.warn("torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter "
-                      "should be passed explicitly. In version 2.9 we will raise an exception if "
-                      "use_reentrant is not passed. use_reentrant=False is recommended, but if "
-                      "you need to preserve the current default behavior, you can pass "
-                      "use_reentrant=True. Refer to docs for more details on the differences "
-                      "between the two variants.", UserWarning, stacklevel=2)
+        warnings.warn(
+            "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter "
+            "should be passed explicitly. In version 2.9 we will raise an exception if "
+            "use_reentrant is not passed. use_reentrant=False is recommended, but if "
+            "you need to preserve the current default behavior, you can pass "
+            "use_reentrant=True. Refer to docs for more details on the differences "
+            "between the two variants.",
+            UserWarning,
+            stacklevel=2,
+        )
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
@@ -234,6 +267,7 @@ def checkpoint_sequential(functions: Any, segments: int, input: Any,
     end = -1
     for start in range(0, size * (segments - 1), size):
         end = start + size - 1
-        input = checkpoint(run(start, end), input, use_reentrant=use_reentrant,
-                           preserve_rng_state=preserve)
+        input = checkpoint(
+            run(start, end), input, use_reentrant=use_reentrant, preserve_rng_state=preserve
+        )
     return run(end + 1, len(functions) - 1)(input)

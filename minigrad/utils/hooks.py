@@ -34,8 +34,9 @@ def _pack_with_none(indices: list[int], values: Any, size: int) -> tuple:
 class BackwardHook:
     """The full backward hooks of one forward call (torch.utils.hooks.BackwardHook)."""
 
-    def __init__(self, module: Any, user_hooks: list[Callable],
-                 user_pre_hooks: list[Callable]) -> None:
+    def __init__(
+        self, module: Any, user_hooks: list[Callable], user_pre_hooks: list[Callable]
+    ) -> None:
         self.module = module
         self.user_hooks = user_hooks
         self.user_pre_hooks = user_pre_hooks
@@ -55,23 +56,26 @@ class BackwardHook:
             if out is None:
                 continue
             if len(out) != len(res):
-                raise RuntimeError("Backward hook returned an invalid number of grad_input, "
-                                   f"got {len(out)}, but expected {len(res)}")
+                raise RuntimeError(
+                    "Backward hook returned an invalid number of grad_input, "
+                    f"got {len(out)}, but expected {len(res)}"
+                )
             res = out
         self.grad_outputs = None
         return tuple(res[i] for i in self.input_tensors_index)
 
     # --- output side: capture grad_output, run pre-hooks -----------------------------------
     def _output_hook(self, _: tuple, grad_output: tuple) -> tuple | None:
-        self.grad_outputs = _pack_with_none(self.output_tensors_index, grad_output,
-                                            self.n_outputs)
+        self.grad_outputs = _pack_with_none(self.output_tensors_index, grad_output, self.n_outputs)
         for pre_hook in self.user_pre_hooks:
             new = pre_hook(self.module, self.grad_outputs)
             if new is None:
                 continue
             if len(new) != len(self.grad_outputs):
-                raise RuntimeError("Backward pre hook returned an invalid number of grad_output, "
-                                   f"got {len(new)}, but expected {len(self.grad_outputs)}")
+                raise RuntimeError(
+                    "Backward pre hook returned an invalid number of grad_output, "
+                    f"got {len(new)}, but expected {len(self.grad_outputs)}"
+                )
             self.grad_outputs = new
         local = self.grad_outputs
         if self.input_tensors_index is None:  # no input requires grad: fire the hooks right here
@@ -79,11 +83,14 @@ class BackwardHook:
             grad_inputs = _pack_with_none([], [], self.n_inputs)
             for hook in self.user_hooks:
                 res = hook(self.module, grad_inputs, self.grad_outputs)
-                if res is not None and not (isinstance(res, tuple)
-                                            and all(el is None for el in res)):
-                    raise RuntimeError("Backward hook for Modules where no input requires "
-                                       "gradient should always return None or None for all "
-                                       "gradients.")
+                if res is not None and not (
+                    isinstance(res, tuple) and all(el is None for el in res)
+                ):
+                    raise RuntimeError(
+                        "Backward hook for Modules where no input requires "
+                        "gradient should always return None or None for all "
+                        "gradients."
+                    )
             self.grad_outputs = None
         return tuple(local[i] for i in self.output_tensors_index)
 
@@ -95,8 +102,11 @@ class BackwardHook:
         if not (any(t.requires_grad for t in tensors) and is_grad_enabled()):
             return args, None
         new_tensors = BackwardHookFunction.apply(*tensors)
-        grad_fns = [t.grad_fn for t in new_tensors if t.grad_fn is not None
-                    and t.grad_fn.name() == "BackwardHookFunctionBackward"]
+        grad_fns = [
+            t.grad_fn
+            for t in new_tensors
+            if t.grad_fn is not None and t.grad_fn.name() == "BackwardHookFunctionBackward"
+        ]
         grad_fns[0].register_hook(hook)
         out = list(args)
         for i, t in zip(idx, new_tensors, strict=True):

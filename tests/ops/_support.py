@@ -44,12 +44,16 @@ class Op:
     second_order: bool = True
 
 
-def op(label: str, fn: Callable[..., Any], *shapes: tuple[int, ...],
-       domain: Domain | Sequence[Domain] = (-2.0, 2.0), second_order: bool = True,
-       marks: Any = ()) -> Any:
+def op(
+    label: str,
+    fn: Callable[..., Any],
+    *shapes: tuple[int, ...],
+    domain: Domain | Sequence[Domain] = (-2.0, 2.0),
+    second_order: bool = True,
+    marks: Any = (),
+) -> Any:
     """A pytest param for `check_op`; ``domain`` is one (low, high) or one per input."""
-    domains = ((domain,) * len(shapes) if isinstance(domain[0], (int, float))
-               else tuple(domain))
+    domains = (domain,) * len(shapes) if isinstance(domain[0], (int, float)) else tuple(domain)
     return pytest.param(Op(fn, tuple(shapes), domains, second_order), id=label, marks=marks)
 
 
@@ -85,36 +89,50 @@ def graph_of(t: Any) -> Any:
     return walk(t.grad_fn)
 
 
-def make_inputs(lib: ModuleType, arrays: Sequence[np.ndarray], dtype: str,
-                requires_grad: bool = True) -> list[Any]:
-    return [lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=requires_grad)
-            for a in arrays]
+def make_inputs(
+    lib: ModuleType, arrays: Sequence[np.ndarray], dtype: str, requires_grad: bool = True
+) -> list[Any]:
+    return [lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=requires_grad) for a in arrays]
 
 
-def _observe(lib: ModuleType, case: Op, arrays: list[np.ndarray], dtype: str,
-             upstream: np.ndarray | None, weights: list[np.ndarray]) -> dict[str, Any]:
+def _observe(
+    lib: ModuleType,
+    case: Op,
+    arrays: list[np.ndarray],
+    dtype: str,
+    upstream: np.ndarray | None,
+    weights: list[np.ndarray],
+) -> dict[str, Any]:
     xs = make_inputs(lib, arrays, dtype)
     out = case.fn(lib, *xs)
-    seen: dict[str, Any] = {"dtype": dtype_name(out.dtype),
-                            "shape": tuple(out.shape), "value": to_numpy(out),
-                            "requires_grad": out.requires_grad,
-                            "grad_fn": node_name(out.grad_fn), "graph": graph_of(out)}
+    seen: dict[str, Any] = {
+        "dtype": dtype_name(out.dtype),
+        "shape": tuple(out.shape),
+        "value": to_numpy(out),
+        "requires_grad": out.requires_grad,
+        "grad_fn": node_name(out.grad_fn),
+        "graph": graph_of(out),
+    }
     if upstream is None or not out.requires_grad:
         return seen
     g = lib.tensor(upstream, dtype=out.dtype, requires_grad=True)
     grads = lib.autograd.grad(out, xs, g, create_graph=True, allow_unused=True)
     seen["grads"] = [None if gi is None else to_numpy(gi) for gi in grads]
     seen["grad_dtypes"] = [None if gi is None else dtype_name(gi.dtype) for gi in grads]
-    terms = [(gi * lib.tensor(w, dtype=gi.dtype)).sum()
-             for gi, w in zip(grads, weights, strict=True) if gi is not None and gi.requires_grad]
+    terms = [
+        (gi * lib.tensor(w, dtype=gi.dtype)).sum()
+        for gi, w in zip(grads, weights, strict=True)
+        if gi is not None and gi.requires_grad
+    ]
     if case.second_order and terms:
         second = lib.autograd.grad(sum(terms), [*xs, g], allow_unused=True)
         seen["second"] = [None if s is None else to_numpy(s) for s in second]
     return seen
 
 
-def _same_values(label: str, exp: np.ndarray | None, act: np.ndarray | None,
-                 shape: tuple, dtype: str) -> None:
+def _same_values(
+    label: str, exp: np.ndarray | None, act: np.ndarray | None, shape: tuple, dtype: str
+) -> None:
     """None is an all-zero gradient (torch and minigrad may differ on which they return)."""
     exp = np.zeros(shape) if exp is None else exp
     act = np.zeros(shape) if act is None else act
@@ -124,8 +142,10 @@ def _same_values(label: str, exp: np.ndarray | None, act: np.ndarray | None,
 def check_op(case: Op, dtype: str, key: str) -> None:
     """Compare ``case`` on torch and minigrad (see the module docstring); fail on any difference."""
     rng = rng_for(key)
-    arrays = [rng.uniform(lo, hi, shape)
-              for (lo, hi), shape in zip(case.domains, case.shapes, strict=True)]
+    arrays = [
+        rng.uniform(lo, hi, shape)
+        for (lo, hi), shape in zip(case.domains, case.shapes, strict=True)
+    ]
     probe = case.fn(torch, *make_inputs(torch, arrays, dtype))
     upstream = rng.uniform(-1, 1, tuple(probe.shape)) if probe.dtype.is_floating_point else None
     weights = [rng.uniform(-1, 1, shape) for shape in case.shapes]
@@ -138,8 +158,9 @@ def check_op(case: Op, dtype: str, key: str) -> None:
     assert ("grads" in act) == ("grads" in exp)
     for i, (e, a) in enumerate(zip(exp.get("grads", ()), act.get("grads", ()), strict=True)):
         _same_values(f"grad of input {i}", e, a, case.shapes[i], dtype)
-    assert act.get("grad_dtypes") == exp.get("grad_dtypes"), \
+    assert act.get("grad_dtypes") == exp.get("grad_dtypes"), (
         f"gradient dtypes: minigrad {act.get('grad_dtypes')}, torch {exp.get('grad_dtypes')}"
+    )
     if "second" in exp:
         assert "second" in act, "minigrad's gradients do not require grad under create_graph"
         shapes = [*case.shapes, exp["shape"]]
@@ -162,8 +183,14 @@ def describe(value: Any) -> Any:
     if type(value).__name__ == "dtype":
         return ("dtype", dtype_name(value))
     if hasattr(value, "grad_fn") and hasattr(value, "dtype"):
-        return ("tensor", dtype_name(value.dtype), tuple(value.shape),
-                value.detach().tolist(), value.requires_grad, node_name(value.grad_fn))
+        return (
+            "tensor",
+            dtype_name(value.dtype),
+            tuple(value.shape),
+            value.detach().tolist(),
+            value.requires_grad,
+            node_name(value.grad_fn),
+        )
     return value
 
 
@@ -191,9 +218,17 @@ def _equal(act: Any, exp: Any) -> bool:
         if len(act) != len(exp) or type(act) is not type(exp):
             return False
         if exp and exp[0] == "tensor":
-            values_same = np.allclose(np.array(act[3], dtype=float), np.array(exp[3], dtype=float),
-                                      rtol=1e-5, atol=1e-6, equal_nan=True) \
-                if np.shape(act[3]) == np.shape(exp[3]) else False
+            values_same = (
+                np.allclose(
+                    np.array(act[3], dtype=float),
+                    np.array(exp[3], dtype=float),
+                    rtol=1e-5,
+                    atol=1e-6,
+                    equal_nan=True,
+                )
+                if np.shape(act[3]) == np.shape(exp[3])
+                else False
+            )
             return act[:3] == exp[:3] and act[4:] == exp[4:] and values_same
         return all(_equal(a, e) for a, e in zip(act, exp, strict=True))
     if isinstance(exp, float) and isinstance(act, float):

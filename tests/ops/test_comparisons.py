@@ -11,12 +11,20 @@ import pytest
 
 from ._support import assert_same_outcome
 
-COMPARE = {"gt": operator.gt, "lt": operator.lt, "ge": operator.ge, "le": operator.le,
-           "eq": operator.eq, "ne": operator.ne}
+COMPARE = {
+    "gt": operator.gt,
+    "lt": operator.lt,
+    "ge": operator.ge,
+    "le": operator.le,
+    "eq": operator.eq,
+    "ne": operator.ne,
+}
 
 OPERANDS = {
-    "grad_vs_grad": lambda L: (L.tensor([[0.5, -1.0, 2.0]], requires_grad=True),
-                               L.tensor([[0.5], [1.0]], requires_grad=True)),
+    "grad_vs_grad": lambda L: (
+        L.tensor([[0.5, -1.0, 2.0]], requires_grad=True),
+        L.tensor([[0.5], [1.0]], requires_grad=True),
+    ),
     "float_vs_int_scalar": lambda L: (L.tensor([0.0, 1.0, 2.5], requires_grad=True), 1),
     "float_vs_float_scalar": lambda L: (L.tensor([0.0, 1.0, 2.5]) * 2, 2.0),
     "int_vs_float": lambda L: (L.tensor([1, 2, 3]), L.tensor([1.5, 2.0, 2.5])),
@@ -39,8 +47,11 @@ def test_comparison_is_bool_without_grad(op_name: str, operands: str) -> None:
 
 
 LOGICAL = {
-    "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
-    "invert": lambda a, b: ~a, "mask_of_comparisons": lambda a, b: (a > 0) & (b < 1),
+    "and": lambda a, b: a & b,
+    "or": lambda a, b: a | b,
+    "xor": lambda a, b: a ^ b,
+    "invert": lambda a, b: ~a,
+    "mask_of_comparisons": lambda a, b: (a > 0) & (b < 1),
 }
 
 

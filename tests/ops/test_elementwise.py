@@ -8,15 +8,21 @@ import pytest
 from ._support import FLOATS, Op, check_op, op
 
 POSITIVE = (0.3, 2.0)
-BROADCAST = [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 4)), ((), (2, 3)),
-             ((2, 1, 3), (4, 1)), ((5,), ())]
+BROADCAST = [
+    ((3, 4), (3, 4)),
+    ((2, 3, 4), (4,)),
+    ((3, 1), (1, 4)),
+    ((), (2, 3)),
+    ((2, 1, 3), (4, 1)),
+    ((5,), ()),
+]
 
 BINARY = [
     ("add", lambda L, a, b: a + b, None),
     ("sub", lambda L, a, b: a - b, None),
     ("mul", lambda L, a, b: a * b, None),
     ("div", lambda L, a, b: a / b, [(-2.0, 2.0), POSITIVE]),
-    ("pow", lambda L, a, b: a ** b, [POSITIVE, (-2.0, 2.0)]),
+    ("pow", lambda L, a, b: a**b, [POSITIVE, (-2.0, 2.0)]),
     ("add_alpha", lambda L, a, b: L.add(a, b, alpha=2.5), None),
     ("sub_alpha", lambda L, a, b: a.sub(b, alpha=-3), None),
     ("mul_method", lambda L, a, b: a.mul(b), None),
@@ -28,7 +34,8 @@ BINARY = [
 
 BINARY_CASES = [
     op(f"{name}-{sa}-{sb}", fn, sa, sb, **({"domain": dom} if dom else {}))
-    for name, fn, dom in BINARY for sa, sb in BROADCAST
+    for name, fn, dom in BINARY
+    for sa, sb in BROADCAST
 ]
 
 SCALAR_CASES = [
@@ -42,14 +49,14 @@ SCALAR_CASES = [
     op("div_float", lambda L, a: a / 4.0, (3, 4)),
     op("rdiv_float", lambda L, a: 2.0 / a, (3, 4), domain=POSITIVE),
     op("rdiv_int", lambda L, a: 3 / a, (5,), domain=POSITIVE),
-    op("pow_int", lambda L, a: a ** 2, (3, 4)),
+    op("pow_int", lambda L, a: a**2, (3, 4)),
     op("pow_three", lambda L, a: a.pow(3), (3, 4)),
-    op("pow_half", lambda L, a: a ** 0.5, (3, 4), domain=POSITIVE),
-    op("pow_negative", lambda L, a: a ** -1.5, (3, 4), domain=POSITIVE),
-    op("pow_zero", lambda L, a: a ** 0, (3, 4)),
-    op("pow_one", lambda L, a: a ** 1, (3,)),
-    op("rpow_int", lambda L, a: 2 ** a, (3, 4)),
-    op("rpow_float", lambda L, a: 0.5 ** a, (3, 4)),
+    op("pow_half", lambda L, a: a**0.5, (3, 4), domain=POSITIVE),
+    op("pow_negative", lambda L, a: a**-1.5, (3, 4), domain=POSITIVE),
+    op("pow_zero", lambda L, a: a**0, (3, 4)),
+    op("pow_one", lambda L, a: a**1, (3,)),
+    op("rpow_int", lambda L, a: 2**a, (3, 4)),
+    op("rpow_float", lambda L, a: 0.5**a, (3, 4)),
     op("scalars_not_exact_in_float32", lambda L, a: (a * 0.1 + 0.3) / 0.7 - 1 / 3, (3, 4)),
     op("clamp_bounds_not_exact_in_float32", lambda L, a: a.clamp(-0.1, 0.3), (3, 4)),
     op("neg", lambda L, a: -a, (3, 4)),
@@ -84,15 +91,19 @@ UNARY = [
     ("masked_fill_int_value", lambda L, a: a.masked_fill(a < 0, 2), (-2.0, 2.0)),
 ]
 UNARY_SHAPES = [(), (5,), (2, 3, 4), (0, 3)]
-UNARY_CASES = [op(f"{name}-{shape}", fn, shape, domain=dom)
-               for name, fn, dom in UNARY for shape in UNARY_SHAPES]
+UNARY_CASES = [
+    op(f"{name}-{shape}", fn, shape, domain=dom)
+    for name, fn, dom in UNARY
+    for shape in UNARY_SHAPES
+]
 
 MASK_CASES = [
     op("masked_fill_broadcast_mask", lambda L, a, b: a.masked_fill(b[0] > 0, 0.5), (3, 4), (1, 4)),
     op("masked_fill_row_mask", lambda L, a, b: a.masked_fill(b > 0, 0.0), (3, 4), (3, 1)),
     op("masked_fill_function", lambda L, a, b: L.masked_fill(a, b > 0, 3.0), (2, 3), (2, 3)),
-    op("masked_fill_0dim_value", lambda L, a, b: a.masked_fill(a > 0, L.tensor(-2.0)), (3, 4),
-       (1,)),
+    op(
+        "masked_fill_0dim_value", lambda L, a, b: a.masked_fill(a > 0, L.tensor(-2.0)), (3, 4), (1,)
+    ),
 ]
 
 
@@ -103,6 +114,7 @@ def test_elementwise_matches_torch(case: Op, dtype: str, request: pytest.Fixture
 
 
 def test_masked_fill_with_tensor_value_sends_gradient_to_value(
-        request: pytest.FixtureRequest) -> None:
+    request: pytest.FixtureRequest,
+) -> None:
     case = op("masked_fill_tensor_value", lambda L, a, v: a.masked_fill(a > 0, v), (3, 4), ())
     check_op(case.values[0], "float64", request.node.name)

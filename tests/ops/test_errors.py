@@ -111,6 +111,7 @@ ERRORS = {
     "nll_loss_float_target": lambda L: F(L).nll_loss(x(L), L.tensor([0.0, 1.0])),
 }
 
+
 @pytest.mark.parametrize("name", ERRORS)
 def test_error_matches_torch(name: str) -> None:
     assert_same_outcome(ERRORS[name])

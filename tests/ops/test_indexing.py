@@ -75,8 +75,21 @@ def test_indexing_matches_torch(case: Op, dtype: str, request: pytest.FixtureReq
     check_op(case, dtype, request.node.name)
 
 
-@pytest.mark.parametrize("name", ["int", "slice_step", "none", "ellipsis", "list", "int_tensor",
-                                  "bool_mask_rows", "two_lists", "int_int", "full_slice"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "int",
+        "slice_step",
+        "none",
+        "ellipsis",
+        "list",
+        "int_tensor",
+        "bool_mask_rows",
+        "two_lists",
+        "int_int",
+        "full_slice",
+    ],
+)
 def test_views_and_copies(name: str) -> None:
     """Basic indexing gives views that see later writes; advanced indexing gives copies."""
 

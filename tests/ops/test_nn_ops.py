@@ -27,12 +27,25 @@ CONV = [
     op("conv2d", lambda L, x, w: F(L).conv2d(x, w), (2, 3, 6, 5), (4, 3, 3, 3)),
     op("conv2d_bias", lambda L, x, w, b: F(L).conv2d(x, w, b), (2, 3, 5, 5), (4, 3, 3, 3), (4,)),
     op("conv2d_stride", lambda L, x, w: F(L).conv2d(x, w, stride=2), (1, 2, 7, 7), (3, 2, 3, 3)),
-    op("conv2d_padding", lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1), (2, 2, 4, 5),
-       (3, 2, 3, 3), (3,)),
-    op("conv2d_stride_padding", lambda L, x, w: F(L).conv2d(x, w, stride=2, padding=2),
-       (1, 1, 6, 6), (2, 1, 2, 2)),
-    op("conv2d_tuple_args", lambda L, x, w: F(L).conv2d(x, w, stride=(1, 1), padding=(1, 1)),
-       (1, 2, 4, 4), (2, 2, 3, 3)),
+    op(
+        "conv2d_padding",
+        lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1),
+        (2, 2, 4, 5),
+        (3, 2, 3, 3),
+        (3,),
+    ),
+    op(
+        "conv2d_stride_padding",
+        lambda L, x, w: F(L).conv2d(x, w, stride=2, padding=2),
+        (1, 1, 6, 6),
+        (2, 1, 2, 2),
+    ),
+    op(
+        "conv2d_tuple_args",
+        lambda L, x, w: F(L).conv2d(x, w, stride=(1, 1), padding=(1, 1)),
+        (1, 2, 4, 4),
+        (2, 2, 3, 3),
+    ),
     op("conv2d_1x1", lambda L, x, w: F(L).conv2d(x, w), (2, 3, 4, 4), (5, 3, 1, 1)),
     op("conv2d_unbatched", lambda L, x, w: F(L).conv2d(x, w), (2, 5, 5), (3, 2, 3, 3)),
     op("conv2d_then_tanh", lambda L, x, w: F(L).conv2d(x, w).tanh(), (1, 2, 5, 5), (2, 2, 3, 3)),
@@ -41,8 +54,7 @@ CONV = [
 POOL = [
     op("max_pool2d", lambda L, x: F(L).max_pool2d(x, 2), (2, 3, 6, 6)),
     op("max_pool2d_stride", lambda L, x: F(L).max_pool2d(x, 3, stride=1), (1, 2, 5, 5)),
-    op("max_pool2d_padding", lambda L, x: F(L).max_pool2d(x, 3, stride=2, padding=1),
-       (1, 2, 5, 6)),
+    op("max_pool2d_padding", lambda L, x: F(L).max_pool2d(x, 3, stride=2, padding=1), (1, 2, 5, 6)),
     op("max_pool2d_odd", lambda L, x: F(L).max_pool2d(x, 2), (1, 1, 5, 7)),
     op("max_pool2d_unbatched", lambda L, x: F(L).max_pool2d(x, 2), (3, 4, 4)),
     op("max_pool2d_overlap", lambda L, x: F(L).max_pool2d(x, (2, 2), stride=(1, 1)), (1, 2, 4, 4)),
@@ -54,27 +66,45 @@ LOSSES = [
     op("mse_loss_none", lambda L, x, y: F(L).mse_loss(x, y, reduction="none"), (2, 3), (2, 3)),
     op("mse_loss_0dim", lambda L, x, y: F(L).mse_loss(x, y), (), ()),
     op("cross_entropy", lambda L, x: F(L).cross_entropy(x, targets(L, 0, 2, 1)), (3, 4)),
-    op("cross_entropy_sum", lambda L, x: F(L).cross_entropy(x, targets(L, 3, 3), reduction="sum"),
-       (2, 4)),
-    op("cross_entropy_none",
-       lambda L, x: F(L).cross_entropy(x, targets(L, 1, 0, 2), reduction="none"), (3, 3)),
-    op("cross_entropy_ignore",
-       lambda L, x: F(L).cross_entropy(x, targets(L, 1, -100, 0)), (3, 4)),
-    op("cross_entropy_ignore_index",
-       lambda L, x: F(L).cross_entropy(x, targets(L, 1, 2, 0), ignore_index=2), (3, 4)),
+    op(
+        "cross_entropy_sum",
+        lambda L, x: F(L).cross_entropy(x, targets(L, 3, 3), reduction="sum"),
+        (2, 4),
+    ),
+    op(
+        "cross_entropy_none",
+        lambda L, x: F(L).cross_entropy(x, targets(L, 1, 0, 2), reduction="none"),
+        (3, 3),
+    ),
+    op("cross_entropy_ignore", lambda L, x: F(L).cross_entropy(x, targets(L, 1, -100, 0)), (3, 4)),
+    op(
+        "cross_entropy_ignore_index",
+        lambda L, x: F(L).cross_entropy(x, targets(L, 1, 2, 0), ignore_index=2),
+        (3, 4),
+    ),
     op("cross_entropy_unbatched", lambda L, x: F(L).cross_entropy(x, L.tensor(2)), (5,)),
-    op("cross_entropy_probabilities",
-       lambda L, x, p: F(L).cross_entropy(x, p.softmax(1)), (3, 4), (3, 4)),
-    op("cross_entropy_probabilities_sum",
-       lambda L, x, p: F(L).cross_entropy(x, p.softmax(1), reduction="sum"), (3, 4), (3, 4)),
-    op("cross_entropy_probabilities_none",
-       lambda L, x, p: F(L).cross_entropy(x, p.softmax(1), reduction="none"), (3, 4), (3, 4)),
+    op(
+        "cross_entropy_probabilities",
+        lambda L, x, p: F(L).cross_entropy(x, p.softmax(1)),
+        (3, 4),
+        (3, 4),
+    ),
+    op(
+        "cross_entropy_probabilities_sum",
+        lambda L, x, p: F(L).cross_entropy(x, p.softmax(1), reduction="sum"),
+        (3, 4),
+        (3, 4),
+    ),
+    op(
+        "cross_entropy_probabilities_none",
+        lambda L, x, p: F(L).cross_entropy(x, p.softmax(1), reduction="none"),
+        (3, 4),
+        (3, 4),
+    ),
     op("nll_loss", lambda L, x: F(L).nll_loss(x.log_softmax(1), targets(L, 0, 2, 1)), (3, 4)),
     op("nll_loss_raw", lambda L, x: F(L).nll_loss(x, targets(L, 2, 0)), (2, 3)),
-    op("nll_loss_sum",
-       lambda L, x: F(L).nll_loss(x, targets(L, 2, 0, 2), reduction="sum"), (3, 3)),
-    op("nll_loss_none",
-       lambda L, x: F(L).nll_loss(x, targets(L, 1, 1), reduction="none"), (2, 3)),
+    op("nll_loss_sum", lambda L, x: F(L).nll_loss(x, targets(L, 2, 0, 2), reduction="sum"), (3, 3)),
+    op("nll_loss_none", lambda L, x: F(L).nll_loss(x, targets(L, 1, 1), reduction="none"), (2, 3)),
     op("nll_loss_ignore", lambda L, x: F(L).nll_loss(x, targets(L, 1, -100)), (2, 3)),
     op("nll_loss_unbatched", lambda L, x: F(L).nll_loss(x, L.tensor(0)), (4,)),
 ]
@@ -90,8 +120,19 @@ def test_max_pool2d_ties_and_indices() -> None:
     """Equal values in a window: the gradient goes to the first maximum, like PyTorch."""
 
     def fn(L: ModuleType) -> Any:
-        x = L.tensor([[[[1.0, 1.0, 0.0, 2.0], [1.0, 0.5, 2.0, 2.0], [3.0, 3.0, 1.0, 1.0],
-                        [3.0, 3.0, 1.0, 1.0]]]], requires_grad=True)
+        x = L.tensor(
+            [
+                [
+                    [
+                        [1.0, 1.0, 0.0, 2.0],
+                        [1.0, 0.5, 2.0, 2.0],
+                        [3.0, 3.0, 1.0, 1.0],
+                        [3.0, 3.0, 1.0, 1.0],
+                    ]
+                ]
+            ],
+            requires_grad=True,
+        )
         out, idx = F(L).max_pool2d(x, 2, return_indices=True)
         out.sum().backward()
         return out, idx, x.grad

@@ -37,19 +37,47 @@ def scalar_int(L: ModuleType) -> Any:
     return L.tensor(3)
 
 
-OPERATORS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
-             "truediv": operator.truediv, "pow": operator.pow}
+OPERATORS = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "truediv": operator.truediv,
+    "pow": operator.pow,
+}
 
 OPERANDS: dict[str, Callable[[ModuleType], Any]] = {
-    "int": ints, "bool": bools, "f32": f32, "f64": f64, "f64_0dim": scalar64,
-    "int_0dim": scalar_int, "py_int": lambda L: 2, "py_float": lambda L: 2.5,
+    "int": ints,
+    "bool": bools,
+    "f32": f32,
+    "f64": f64,
+    "f64_0dim": scalar64,
+    "int_0dim": scalar_int,
+    "py_int": lambda L: 2,
+    "py_float": lambda L: 2.5,
     "py_bool": lambda L: True,
 }
-PAIRS = [("int", "py_float"), ("py_float", "int"), ("int", "py_int"), ("py_int", "int"),
-         ("f32", "f64_0dim"), ("f64_0dim", "f32"), ("f32", "f64"), ("int", "f64_0dim"),
-         ("int_0dim", "f32"), ("int", "int"), ("int", "int_0dim"), ("bool", "py_int"),
-         ("bool", "int"), ("bool", "f32"), ("bool", "bool"), ("int", "py_bool"),
-         ("f32", "py_int"), ("py_int", "f32"), ("f32", "py_float"), ("int", "bool")]
+PAIRS = [
+    ("int", "py_float"),
+    ("py_float", "int"),
+    ("int", "py_int"),
+    ("py_int", "int"),
+    ("f32", "f64_0dim"),
+    ("f64_0dim", "f32"),
+    ("f32", "f64"),
+    ("int", "f64_0dim"),
+    ("int_0dim", "f32"),
+    ("int", "int"),
+    ("int", "int_0dim"),
+    ("bool", "py_int"),
+    ("bool", "int"),
+    ("bool", "f32"),
+    ("bool", "bool"),
+    ("int", "py_bool"),
+    ("f32", "py_int"),
+    ("py_int", "f32"),
+    ("f32", "py_float"),
+    ("int", "bool"),
+]
 
 
 @pytest.mark.parametrize("op_name", OPERATORS)
@@ -65,19 +93,39 @@ def test_binary_operator_result(op_name: str, left: str, right: str) -> None:
 
 
 UNARY_ON_INTS = {
-    "neg": lambda x: -x, "abs": lambda x: x.abs(), "relu": lambda x: x.relu(),
-    "exp": lambda x: x.exp(), "log": lambda x: x.abs().log(), "sin": lambda x: x.sin(),
-    "cos": lambda x: x.cos(), "tanh": lambda x: x.tanh(), "sigmoid": lambda x: x.sigmoid(),
-    "sqrt": lambda x: x.abs().sqrt(), "clamp": lambda x: x.clamp(-1, 2),
-    "clamp_float_bounds": lambda x: x.clamp(min=0.5), "sum": lambda x: x.sum(),
-    "sum_dim": lambda x: x.sum(1), "max": lambda x: x.max(), "min_dim": lambda x: x.min(0),
-    "mean": lambda x: x.mean(), "float": lambda x: x.float(), "double": lambda x: x.double(),
-    "long": lambda x: x.long(), "to_f64": lambda x: x.to(x.double().dtype),
-    "reshape": lambda x: x.reshape(-1), "t": lambda x: x.t(), "getitem": lambda x: x[:, 1],
-    "pow_scalar": lambda x: x ** 2, "rpow": lambda x: 2 ** x, "div_int": lambda x: x / 2,
-    "masked_fill": lambda x: x.masked_fill(x > 0, 7), "square_matmul": lambda x: x @ x.t(),
-    "softmax": lambda x: x.softmax(0), "norm": lambda x: x.norm(), "var": lambda x: x.var(),
-    "neg_power": lambda x: x ** -1,
+    "neg": lambda x: -x,
+    "abs": lambda x: x.abs(),
+    "relu": lambda x: x.relu(),
+    "exp": lambda x: x.exp(),
+    "log": lambda x: x.abs().log(),
+    "sin": lambda x: x.sin(),
+    "cos": lambda x: x.cos(),
+    "tanh": lambda x: x.tanh(),
+    "sigmoid": lambda x: x.sigmoid(),
+    "sqrt": lambda x: x.abs().sqrt(),
+    "clamp": lambda x: x.clamp(-1, 2),
+    "clamp_float_bounds": lambda x: x.clamp(min=0.5),
+    "sum": lambda x: x.sum(),
+    "sum_dim": lambda x: x.sum(1),
+    "max": lambda x: x.max(),
+    "min_dim": lambda x: x.min(0),
+    "mean": lambda x: x.mean(),
+    "float": lambda x: x.float(),
+    "double": lambda x: x.double(),
+    "long": lambda x: x.long(),
+    "to_f64": lambda x: x.to(x.double().dtype),
+    "reshape": lambda x: x.reshape(-1),
+    "t": lambda x: x.t(),
+    "getitem": lambda x: x[:, 1],
+    "pow_scalar": lambda x: x**2,
+    "rpow": lambda x: 2**x,
+    "div_int": lambda x: x / 2,
+    "masked_fill": lambda x: x.masked_fill(x > 0, 7),
+    "square_matmul": lambda x: x @ x.t(),
+    "softmax": lambda x: x.softmax(0),
+    "norm": lambda x: x.norm(),
+    "var": lambda x: x.var(),
+    "neg_power": lambda x: x**-1,
 }
 
 
@@ -88,11 +136,14 @@ def test_integer_and_bool_forward(name: str, source: str) -> None:
 
 
 CONVERSIONS = {
-    "float_to_double": lambda L: f32(L).double(), "double_to_float": lambda L: f64(L).float(),
-    "float_to_long": lambda L: f32(L).long(), "to_dtype": lambda L: f32(L).to(L.float64),
+    "float_to_double": lambda L: f32(L).double(),
+    "double_to_float": lambda L: f64(L).float(),
+    "float_to_long": lambda L: f32(L).long(),
+    "to_dtype": lambda L: f32(L).to(L.float64),
     "to_dtype_keyword": lambda L: f32(L).to(dtype=L.int64),
     "to_same_dtype": lambda L: f32(L).to(L.float32),
-    "long_to_float": lambda L: ints(L).float(), "bool_to_long": lambda L: bools(L).long(),
+    "long_to_float": lambda L: ints(L).float(),
+    "bool_to_long": lambda L: bools(L).long(),
     "where_mixed": lambda L: L.where(bools(L), ints(L), f32(L)),
     "where_scalar": lambda L: L.where(bools(L), ints(L), 0.5),
     "cat_mixed": lambda L: L.cat([ints(L), f32(L)]),

@@ -19,30 +19,41 @@ def _dim_kwargs(dim: Any, keepdim: bool) -> dict:
     return {} if dim is None and not keepdim else {"dim": dim, "keepdim": keepdim}
 
 
-def _reduce_cases(name: str, dims: list, extra: dict | None = None, domain: Any = (-2.0, 2.0)
-                  ) -> list:
+def _reduce_cases(
+    name: str, dims: list, extra: dict | None = None, domain: Any = (-2.0, 2.0)
+) -> list:
     cases = []
     for dim in dims:
         for keepdim in (False, True):
             if dim is None and keepdim:
                 continue
             kwargs = {**_dim_kwargs(dim, keepdim), **(extra or {})}
-            cases.append(op(f"{name}-{dim}-{keepdim}-{extra or ''}",
-                            lambda L, a, k=kwargs: getattr(a, name)(**k), SHAPE, domain=domain))
+            cases.append(
+                op(
+                    f"{name}-{dim}-{keepdim}-{extra or ''}",
+                    lambda L, a, k=kwargs: getattr(a, name)(**k),
+                    SHAPE,
+                    domain=domain,
+                )
+            )
     return cases
 
 
-SUM_MEAN = _reduce_cases("sum", DIMS) + _reduce_cases("mean", DIMS) + [
-    op("sum_positional", lambda L, a: a.sum(1, True), SHAPE),
-    op("sum_function", lambda L, a: L.sum(a, dim=(0, 1)), SHAPE),
-    op("mean_function", lambda L, a: L.mean(a, -2), SHAPE),
-    op("sum_0dim", lambda L, a: a.sum(), ()),
-    op("sum_0dim_dim0", lambda L, a: a.sum(0), ()),
-    op("mean_0dim_keepdim", lambda L, a: a.mean(-1, keepdim=True), ()),
-    op("sum_1d", lambda L, a: a.sum(0), (5,)),
-    op("mean_empty", lambda L, a: a.mean(0), (0, 3)),
-    op("sum_empty", lambda L, a: a.sum(), (0, 3)),
-]
+SUM_MEAN = (
+    _reduce_cases("sum", DIMS)
+    + _reduce_cases("mean", DIMS)
+    + [
+        op("sum_positional", lambda L, a: a.sum(1, True), SHAPE),
+        op("sum_function", lambda L, a: L.sum(a, dim=(0, 1)), SHAPE),
+        op("mean_function", lambda L, a: L.mean(a, -2), SHAPE),
+        op("sum_0dim", lambda L, a: a.sum(), ()),
+        op("sum_0dim_dim0", lambda L, a: a.sum(0), ()),
+        op("mean_0dim_keepdim", lambda L, a: a.mean(-1, keepdim=True), ()),
+        op("sum_1d", lambda L, a: a.sum(0), (5,)),
+        op("mean_empty", lambda L, a: a.mean(0), (0, 3)),
+        op("sum_empty", lambda L, a: a.sum(), (0, 3)),
+    ]
+)
 
 STATS = []
 for _name in ("var", "std"):
@@ -50,9 +61,10 @@ for _name in ("var", "std"):
     STATS += _reduce_cases(_name, [None, 1], {"unbiased": False})
     STATS += _reduce_cases(_name, [None, (0, 1)], {"correction": 0})
     STATS += _reduce_cases(_name, [None, 2], {"correction": 2})
-    STATS += [op(f"{_name}_positional_unbiased", lambda L, a, n=_name: getattr(a, n)(1, False),
-                 SHAPE),
-              op(f"{_name}_function", lambda L, a, n=_name: getattr(L, n)(a, 0), SHAPE)]
+    STATS += [
+        op(f"{_name}_positional_unbiased", lambda L, a, n=_name: getattr(a, n)(1, False), SHAPE),
+        op(f"{_name}_function", lambda L, a, n=_name: getattr(L, n)(a, 0), SHAPE),
+    ]
 
 NORMS = [
     op("norm", lambda L, a: a.norm(), SHAPE),
@@ -86,11 +98,12 @@ MAX_MIN = [
     op("max_binary_method", lambda L, a, b: a.max(b), (2, 3), (2, 3)),
 ]
 
-SOFTMAX = [op(f"{fn}-{dim}-{shape}", lambda L, a, f=fn, d=dim: getattr(a, f)(d), shape)
-           for fn in ("softmax", "log_softmax") for shape, dims in (((5,), (0, -1)),
-                                                                    ((3, 4), (0, 1, -1)),
-                                                                    (SHAPE, (0, 1, 2, -2)))
-           for dim in dims] + [
+SOFTMAX = [
+    op(f"{fn}-{dim}-{shape}", lambda L, a, f=fn, d=dim: getattr(a, f)(d), shape)
+    for fn in ("softmax", "log_softmax")
+    for shape, dims in (((5,), (0, -1)), ((3, 4), (0, 1, -1)), (SHAPE, (0, 1, 2, -2)))
+    for dim in dims
+] + [
     op("softmax_function", lambda L, a: L.softmax(a, dim=1), (3, 4)),
     op("log_softmax_function", lambda L, a: L.log_softmax(a, 0), (3, 4)),
     op("softmax_large", lambda L, a: (a * 300).softmax(-1), (3, 4)),
@@ -111,15 +124,18 @@ def test_reduction_matches_torch(case: Op, dtype: str, request: pytest.FixtureRe
 TIES = [[1.0, 3.0, 3.0, 2.0], [-1.0, -1.0, 0.5, -1.0], [2.0, 2.0, 2.0, 2.0]]
 
 
-@pytest.mark.parametrize("reduce", [
-    pytest.param(lambda x: x.max(), id="max"),
-    pytest.param(lambda x: x.min(), id="min"),
-    pytest.param(lambda x: x.max(1), id="max_dim"),
-    pytest.param(lambda x: x.min(0, keepdim=True), id="min_dim"),
-    pytest.param(lambda x: x.max(-1, True), id="max_dim_keepdim"),
-    pytest.param(lambda x: x.norm(), id="norm"),
-    pytest.param(lambda x: x.norm(p=1, dim=1), id="norm_p1"),
-])
+@pytest.mark.parametrize(
+    "reduce",
+    [
+        pytest.param(lambda x: x.max(), id="max"),
+        pytest.param(lambda x: x.min(), id="min"),
+        pytest.param(lambda x: x.max(1), id="max_dim"),
+        pytest.param(lambda x: x.min(0, keepdim=True), id="min_dim"),
+        pytest.param(lambda x: x.max(-1, True), id="max_dim_keepdim"),
+        pytest.param(lambda x: x.norm(), id="norm"),
+        pytest.param(lambda x: x.norm(p=1, dim=1), id="norm_p1"),
+    ],
+)
 def test_ties_and_indices(reduce: Any) -> None:
     """Ties: full max/min share the gradient evenly; with dim, indices pick the first maximum."""
 
@@ -133,16 +149,19 @@ def test_ties_and_indices(reduce: Any) -> None:
     assert_same_outcome(fn)
 
 
-@pytest.mark.parametrize("reduce", [
-    pytest.param(lambda x: x.norm(), id="norm"),
-    pytest.param(lambda x: x.norm(dim=0), id="norm_dim"),
-    pytest.param(lambda x: x.norm(p=1), id="norm_p1"),
-    pytest.param(lambda x: x.std(), id="std"),
-    pytest.param(lambda x: x.sqrt().sum(), id="sqrt"),
-    pytest.param(lambda x: x.abs().sum(), id="abs"),
-    pytest.param(lambda x: x.relu().sum(), id="relu"),
-    pytest.param(lambda x: x.clamp(0, 1).sum(), id="clamp"),
-])
+@pytest.mark.parametrize(
+    "reduce",
+    [
+        pytest.param(lambda x: x.norm(), id="norm"),
+        pytest.param(lambda x: x.norm(dim=0), id="norm_dim"),
+        pytest.param(lambda x: x.norm(p=1), id="norm_p1"),
+        pytest.param(lambda x: x.std(), id="std"),
+        pytest.param(lambda x: x.sqrt().sum(), id="sqrt"),
+        pytest.param(lambda x: x.abs().sum(), id="abs"),
+        pytest.param(lambda x: x.relu().sum(), id="relu"),
+        pytest.param(lambda x: x.clamp(0, 1).sum(), id="clamp"),
+    ],
+)
 def test_gradient_at_zero(reduce: Any) -> None:
     """At the kink or the singular point, PyTorch picks a (sub)gradient: minigrad picks the same."""
 
@@ -154,13 +173,16 @@ def test_gradient_at_zero(reduce: Any) -> None:
     assert_same_outcome(fn)
 
 
-@pytest.mark.parametrize("reduce", [
-    pytest.param(lambda x: x[:, :1].var(), id="var_one_element"),
-    pytest.param(lambda x: x.std(0), id="std_one_row"),
-    pytest.param(lambda x: x.var(1, correction=2), id="var_no_degrees_of_freedom"),
-    pytest.param(lambda x: x.var(correction=3), id="var_correction_too_big"),
-    pytest.param(lambda x: x.std(correction=2), id="std_no_degrees_of_freedom"),
-])
+@pytest.mark.parametrize(
+    "reduce",
+    [
+        pytest.param(lambda x: x[:, :1].var(), id="var_one_element"),
+        pytest.param(lambda x: x.std(0), id="std_one_row"),
+        pytest.param(lambda x: x.var(1, correction=2), id="var_no_degrees_of_freedom"),
+        pytest.param(lambda x: x.var(correction=3), id="var_correction_too_big"),
+        pytest.param(lambda x: x.std(correction=2), id="std_no_degrees_of_freedom"),
+    ],
+)
 def test_degenerate_statistics(reduce: Any) -> None:
     """Too few elements for the correction: PyTorch gives inf/nan values and gradients."""
 
@@ -185,5 +207,9 @@ def test_max_with_dim_returns_values_and_indices() -> None:
 
 
 def test_argmax() -> None:
-    assert_same_outcome(lambda L: (L.tensor([[1.0, 5.0, 5.0], [7.0, -1.0, 7.0]]).argmax(),
-                                   L.tensor([[1.0, 5.0, 5.0], [7.0, -1.0, 7.0]]).argmax(1)))
+    assert_same_outcome(
+        lambda L: (
+            L.tensor([[1.0, 5.0, 5.0], [7.0, -1.0, 7.0]]).argmax(),
+            L.tensor([[1.0, 5.0, 5.0], [7.0, -1.0, 7.0]]).argmax(1),
+        )
+    )

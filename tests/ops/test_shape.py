@@ -97,11 +97,17 @@ def test_shape_op_matches_torch(case: Op, dtype: str, request: pytest.FixtureReq
 
 
 VIEWS = {
-    "view": lambda x: x.view(6, 2), "reshape": lambda x: x.reshape(2, 6),
-    "transpose": lambda x: x.transpose(0, 1), "permute": lambda x: x.permute(1, 0),
-    "unsqueeze": lambda x: x.unsqueeze(1), "squeeze": lambda x: x.unsqueeze(0).squeeze(0),
-    "expand": lambda x: x[:1].expand(5, 4), "t": lambda x: x.t(), "T": lambda x: x.T,
-    "flatten": lambda x: x.flatten(), "select": lambda x: x.select(1, 2),
+    "view": lambda x: x.view(6, 2),
+    "reshape": lambda x: x.reshape(2, 6),
+    "transpose": lambda x: x.transpose(0, 1),
+    "permute": lambda x: x.permute(1, 0),
+    "unsqueeze": lambda x: x.unsqueeze(1),
+    "squeeze": lambda x: x.unsqueeze(0).squeeze(0),
+    "expand": lambda x: x[:1].expand(5, 4),
+    "t": lambda x: x.t(),
+    "T": lambda x: x.T,
+    "flatten": lambda x: x.flatten(),
+    "select": lambda x: x.select(1, 2),
     "contiguous": lambda x: x.contiguous(),
 }
 
@@ -120,11 +126,14 @@ def test_views_share_storage_and_version(name: str) -> None:
     assert_same_outcome(fn)
 
 
-@pytest.mark.parametrize("make", [
-    pytest.param(lambda L: L.arange(12.0).reshape(3, 4).t().reshape(-1), id="reshape_copy"),
-    pytest.param(lambda L: L.arange(12.0).reshape(3, 4).clone(), id="clone"),
-    pytest.param(lambda L: L.cat([L.ones(2), L.zeros(2)]), id="cat"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda L: L.arange(12.0).reshape(3, 4).t().reshape(-1), id="reshape_copy"),
+        pytest.param(lambda L: L.arange(12.0).reshape(3, 4).clone(), id="clone"),
+        pytest.param(lambda L: L.cat([L.ones(2), L.zeros(2)]), id="cat"),
+    ],
+)
 def test_copies_do_not_share_storage(make: Any) -> None:
     def fn(L: ModuleType) -> Any:
         y = make(L)

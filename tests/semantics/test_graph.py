@@ -208,8 +208,10 @@ def test_sequence_numbers():
         x = torch.tensor([1.0], requires_grad=True)
         a, b = x * 2, x * 3
         out("newer is larger", b.grad_fn._sequence_nr() > a.grad_fn._sequence_nr())
-        out("AccumulateGrad is UINT64_MAX",
-            a.grad_fn.next_functions[0][0]._sequence_nr() == 2**64 - 1)
+        out(
+            "AccumulateGrad is UINT64_MAX",
+            a.grad_fn.next_functions[0][0]._sequence_nr() == 2**64 - 1,
+        )
 
     assert_same(snippet)
 

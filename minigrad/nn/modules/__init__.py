@@ -10,6 +10,22 @@ from .loss import CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module
 from .pooling import MaxPool2d
 
-__all__ = ["Conv2d", "CrossEntropyLoss", "Dropout", "Flatten", "Identity", "Linear",
-           "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleList", "NLLLoss", "ReLU",
-           "Sequential", "Sigmoid", "Softmax", "Tanh"]
+__all__ = [
+    "Conv2d",
+    "CrossEntropyLoss",
+    "Dropout",
+    "Flatten",
+    "Identity",
+    "Linear",
+    "LogSoftmax",
+    "MSELoss",
+    "MaxPool2d",
+    "Module",
+    "ModuleList",
+    "NLLLoss",
+    "ReLU",
+    "Sequential",
+    "Sigmoid",
+    "Softmax",
+    "Tanh",
+]

@@ -21,9 +21,20 @@ def _pair(v: Any) -> tuple:
 class Conv2d(Module):
     """2-D cross-correlation; weight (out_channels, in_channels, kh, kw), PyTorch's init."""
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
-                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -47,8 +58,9 @@ class Conv2d(Module):
         self.in_channels, self.out_channels = in_channels, out_channels
         self.groups, self.padding_mode = groups, padding_mode
         self.transposed, self.output_padding = False, (0, 0)
-        self.weight = Parameter(creation.empty((out_channels, in_channels // groups,
-                                                *self.kernel_size), dtype=dtype))
+        self.weight = Parameter(
+            creation.empty((out_channels, in_channels // groups, *self.kernel_size), dtype=dtype)
+        )
         if bias:
             self.bias = Parameter(creation.empty(out_channels, dtype=dtype))
         else:
@@ -68,12 +80,21 @@ class Conv2d(Module):
         return self.padding
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.conv2d(input, self.weight, self.bias, self.stride, self._numeric_padding(),
-                        self.dilation, self.groups)
+        return F.conv2d(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self._numeric_padding(),
+            self.dilation,
+            self.groups,
+        )
 
     def extra_repr(self) -> str:
-        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-             f"stride={self.stride}")
+        s = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
+        )
         if self.padding != (0, 0):
             s += f", padding={self.padding}"
         if self.dilation != (1, 1):

@@ -10,18 +10,26 @@ __all__ = ["CrossEntropyLoss", "MSELoss", "NLLLoss"]
 
 
 class _Loss(Module):
-    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean"
+    ) -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
-            raise NotImplementedError("minigrad does not support the deprecated size_average and "
-                                      "reduce arguments; pass reduction= instead")
+            raise NotImplementedError(
+                "minigrad does not support the deprecated size_average and "
+                "reduce arguments; pass reduction= instead"
+            )
         self.reduction = reduction
 
 
 class _WeightedLoss(_Loss):
-    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
-                 reduce: bool | None = None, reduction: str = "mean") -> None:
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
@@ -32,27 +40,49 @@ class MSELoss(_Loss):
 
 
 class NLLLoss(_WeightedLoss):
-    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
-                 ignore_index: int = -100, reduce: bool | None = None,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        ignore_index: int = -100,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                          reduction=self.reduction)
+        return F.nll_loss(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+        )
 
 
 class CrossEntropyLoss(_WeightedLoss):
     """log_softmax over the class dim, then NLL (or soft targets when target is float)."""
 
-    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
-                 ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean",
-                 label_smoothing: float = 0.0) -> None:
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        ignore_index: int = -100,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+        return F.cross_entropy(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )

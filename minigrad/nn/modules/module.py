@@ -43,12 +43,14 @@ def _addindent(s: str, num_spaces: int) -> str:
 
 
 def _forward_unimplemented(self: Module, *args: Any) -> Any:
-    raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" '
-                              "function")
+    raise NotImplementedError(
+        f'Module [{type(self).__name__}] is missing the required "forward" function'
+    )
 
 
-def _register_hook(hooks: OrderedDict, hook: Callable, prepend: bool,
-                   *flags: tuple[OrderedDict, bool]) -> RemovableHandle:
+def _register_hook(
+    hooks: OrderedDict, hook: Callable, prepend: bool, *flags: tuple[OrderedDict, bool]
+) -> RemovableHandle:
     """Add `hook` (first if `prepend`); each (dict, on) in flags marks the hook id in that dict."""
     handle = RemovableHandle(hooks, *(d for d, _ in flags))
     hooks[handle.id] = hook
@@ -69,21 +71,29 @@ class Module:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if not self.call_super_init and kwargs:
-            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
-                            f"'{next(iter(kwargs))}'")
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                f"'{next(iter(kwargs))}'"
+            )
         if not self.call_super_init and args:
-            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
-                            f"{len(args) + 1} were given")
-        for name, value in (("training", True), ("_parameters", {}), ("_buffers", {}),
-                            ("_non_persistent_buffers_set", set()),
-                            ("_backward_pre_hooks", OrderedDict()),
-                            ("_backward_hooks", OrderedDict()),
-                            ("_forward_hooks", OrderedDict()),
-                            ("_forward_hooks_with_kwargs", OrderedDict()),
-                            ("_forward_hooks_always_called", OrderedDict()),
-                            ("_forward_pre_hooks", OrderedDict()),
-                            ("_forward_pre_hooks_with_kwargs", OrderedDict()),
-                            ("_modules", {})):
+            raise TypeError(
+                f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                f"{len(args) + 1} were given"
+            )
+        for name, value in (
+            ("training", True),
+            ("_parameters", {}),
+            ("_buffers", {}),
+            ("_non_persistent_buffers_set", set()),
+            ("_backward_pre_hooks", OrderedDict()),
+            ("_backward_hooks", OrderedDict()),
+            ("_forward_hooks", OrderedDict()),
+            ("_forward_hooks_with_kwargs", OrderedDict()),
+            ("_forward_hooks_always_called", OrderedDict()),
+            ("_forward_pre_hooks", OrderedDict()),
+            ("_forward_pre_hooks_with_kwargs", OrderedDict()),
+            ("_modules", {}),
+        ):
             object.__setattr__(self, name, value)
 
     # --- registration ---------------------------------------------------------------------
@@ -91,9 +101,9 @@ class Module:
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
         if "." in name:
-            raise KeyError(f"{kind} name can't contain \".\"")
+            raise KeyError(f'{kind} name can\'t contain "."')
         if name == "":
-            raise KeyError(f"{kind} name can't be empty string \"\"")
+            raise KeyError(f'{kind} name can\'t be empty string ""')
         if hasattr(self, name) and name not in own:
             raise KeyError(f"attribute '{name}' already exists")
 
@@ -103,13 +113,17 @@ class Module:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         self._check_name("parameter", name, self._parameters)
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
-                            "(torch.nn.Parameter or None required)")
+            raise TypeError(
+                f"cannot assign '{typename(param)}' object to parameter '{name}' "
+                "(torch.nn.Parameter or None required)"
+            )
         if param is not None and param.grad_fn is not None:
-            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
-                             f"parameters must be created explicitly. To express '{name}' as a "
-                             "function of another Tensor, compute the value in the forward() "
-                             "method.")
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
+                f"parameters must be created explicitly. To express '{name}' as a "
+                "function of another Tensor, compute the value in the forward() "
+                "method."
+            )
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -118,8 +132,10 @@ class Module:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         self._check_name("buffer", name, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
-                            "(torch Tensor or None required)")
+            raise TypeError(
+                f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
+                "(torch Tensor or None required)"
+            )
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -135,9 +151,9 @@ class Module:
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
-            raise KeyError(f"module name can't contain \".\", got: {name}")
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
-            raise KeyError("module name can't be empty string \"\"")
+            raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
 
     register_module = add_module
@@ -159,8 +175,10 @@ class Module:
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
-                                "(torch.nn.Parameter or None expected)")
+                raise TypeError(
+                    f"cannot assign '{typename(value)}' as parameter '{name}' "
+                    "(torch.nn.Parameter or None expected)"
+                )
             self.register_parameter(name, value)
         elif isinstance(value, Module):
             if modules is None:
@@ -169,13 +187,17 @@ class Module:
             modules[name] = value
         elif modules is not None and name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
-                                "(torch.nn.Module or None expected)")
+                raise TypeError(
+                    f"cannot assign '{typename(value)}' as child module '{name}' "
+                    "(torch.nn.Module or None expected)"
+                )
             modules[name] = value
         elif buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
-                                "(torch.nn.Buffer, torch.Tensor or None expected)")
+                raise TypeError(
+                    f"cannot assign '{typename(value)}' as buffer '{name}' "
+                    "(torch.nn.Buffer, torch.Tensor or None expected)"
+                )
             buffers[name] = value
         else:
             object.__setattr__(self, name, value)
@@ -199,8 +221,9 @@ class Module:
         return sorted(k for k in set(keys) if not k[0].isdigit())
 
     # --- walking the tree -----------------------------------------------------------------
-    def named_modules(self, memo: set | None = None, prefix: str = "",
-                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
         """Pre-order walk: (dotted name, module), this module first with name `prefix`."""
         memo = set() if memo is None else memo
         stack: list[tuple[str, Module]] = [(prefix, self)]
@@ -211,8 +234,11 @@ class Module:
             if remove_duplicate:
                 memo.add(module)
             yield name, module
-            children = [(name + ("." if name else "") + key, child)
-                        for key, child in module._modules.items() if child is not None]
+            children = [
+                (name + ("." if name else "") + key, child)
+                for key, child in module._modules.items()
+                if child is not None
+            ]
             stack.extend(reversed(children))
 
     def modules(self) -> Iterator[Module]:
@@ -230,11 +256,15 @@ class Module:
         for _, module in self.named_children():
             yield module
 
-    def _named_members(self, store: str, prefix: str, recurse: bool,
-                       remove_duplicate: bool) -> Iterator[tuple[str, Any]]:
+    def _named_members(
+        self, store: str, prefix: str, recurse: bool, remove_duplicate: bool
+    ) -> Iterator[tuple[str, Any]]:
         memo: set = set()
-        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
-                   if recurse else [(prefix, self)])
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
         for module_prefix, module in modules:
             for key, value in getattr(module, store).items():
                 if value is None or value in memo:
@@ -243,8 +273,9 @@ class Module:
                     memo.add(value)
                 yield module_prefix + ("." if module_prefix else "") + key, value
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True,
-                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
         """('fc.weight', Parameter) pairs; a parameter shared by two modules comes once."""
         return self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
@@ -252,8 +283,9 @@ class Module:
         for _, param in self.named_parameters(recurse=recurse):
             yield param
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True,
-                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
         return self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
@@ -322,8 +354,10 @@ class Module:
         if target is None:
             return self
         if not target.is_floating_point:
-            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
-                            f"desired dtype=torch.{target.name}")
+            raise TypeError(
+                "nn.Module.to only accepts floating point or complex dtypes, but got "
+                f"desired dtype=torch.{target.name}"
+            )
         return self._apply(lambda t: t.to(target) if t.is_floating_point() else t)
 
     def float(self) -> Module:
@@ -337,13 +371,16 @@ class Module:
 
     # --- state_dict -----------------------------------------------------------------------
     def _local_state(self) -> dict[str, Tensor]:
-        buffers = ((k, v) for k, v in self._buffers.items()
-                   if k not in self._non_persistent_buffers_set)
-        return {k: v for k, v in itertools.chain(self._parameters.items(), buffers)
-                if v is not None}
+        buffers = (
+            (k, v) for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set
+        )
+        return {
+            k: v for k, v in itertools.chain(self._parameters.items(), buffers) if v is not None
+        }
 
-    def state_dict(self, *, destination: OrderedDict | None = None, prefix: str = "",
-                   keep_vars: bool = False) -> OrderedDict:
+    def state_dict(
+        self, *, destination: OrderedDict | None = None, prefix: str = "", keep_vars: bool = False
+    ) -> OrderedDict:
         """Parameters and persistent buffers by dotted name, detached unless keep_vars."""
         destination = OrderedDict() if destination is None else destination
         for name, module in self.named_modules(prefix=prefix.rstrip("."), remove_duplicate=False):
@@ -352,8 +389,15 @@ class Module:
                 destination[full] = value if keep_vars else value.detach()
         return destination
 
-    def _load_from_state_dict(self, state_dict: Mapping, prefix: str, assign: bool,
-                              missing: list, unexpected: list, errors: list) -> None:
+    def _load_from_state_dict(
+        self,
+        state_dict: Mapping,
+        prefix: str,
+        assign: bool,
+        missing: list,
+        unexpected: list,
+        errors: list,
+    ) -> None:
         local = self._local_state()
         for name, param in local.items():
             key = prefix + name
@@ -362,13 +406,17 @@ class Module:
                 continue
             value = state_dict[key]
             if not isinstance(value, Tensor):
-                errors.append(f'While copying the parameter named "{key}", expected torch.Tensor '
-                              f"or Tensor-like object from checkpoint but received {type(value)}")
+                errors.append(
+                    f'While copying the parameter named "{key}", expected torch.Tensor '
+                    f"or Tensor-like object from checkpoint but received {type(value)}"
+                )
                 continue
             if value.shape != param.shape:
-                errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{value.shape} from checkpoint, the shape in current model is "
-                              f"{param.shape}.")
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape "
+                    f"{value.shape} from checkpoint, the shape in current model is "
+                    f"{param.shape}."
+                )
                 continue
             try:
                 with no_grad():
@@ -379,17 +427,20 @@ class Module:
                     else:
                         setattr(self, name, value)
             except Exception as ex:  # reported with the others, as PyTorch does
-                errors.append(f'While copying the parameter named "{key}", whose dimensions in '
-                              f"the model are {param.size()} and whose dimensions in the "
-                              f"checkpoint are {value.size()}, an exception occurred : {ex.args}.")
+                errors.append(
+                    f'While copying the parameter named "{key}", whose dimensions in '
+                    f"the model are {param.size()} and whose dimensions in the "
+                    f"checkpoint are {value.size()}, an exception occurred : {ex.args}."
+                )
         for key in state_dict:
             if key.startswith(prefix):
-                head = key[len(prefix):].split(".", 1)[0]
+                head = key[len(prefix) :].split(".", 1)[0]
                 if head not in self._modules and head not in local:
                     unexpected.append(key)
 
-    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
-                        assign: bool = False) -> _IncompatibleKeys:
+    def load_state_dict(
+        self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
+    ) -> _IncompatibleKeys:
         """Copy values into the existing parameters (in place, under no_grad)."""
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
@@ -397,47 +448,74 @@ class Module:
         unexpected: list[str] = []
         errors: list[str] = []
         for name, module in self.named_modules(remove_duplicate=False):
-            module._load_from_state_dict(state_dict, name + "." if name else "", assign,
-                                         missing, unexpected, errors)
+            module._load_from_state_dict(
+                state_dict, name + "." if name else "", assign, missing, unexpected, errors
+            )
         if strict:
             if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
+                errors.insert(
+                    0,
+                    "Unexpected key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in unexpected)
+                    ),
+                )
             if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
+                errors.insert(
+                    0,
+                    "Missing key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in missing)
+                    ),
+                )
         if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(errors)))
+            raise RuntimeError(
+                "Error(s) in loading state_dict for {}:\n\t{}".format(
+                    type(self).__name__, "\n\t".join(errors)
+                )
+            )
         return _IncompatibleKeys(missing, unexpected)
 
     # --- hooks and calling ----------------------------------------------------------------
-    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
-                                  with_kwargs: bool = False) -> RemovableHandle:
+    def register_forward_pre_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
         """hook(module, args) -> None or new args; with_kwargs: hook(module, args, kwargs)."""
-        return _register_hook(self._forward_pre_hooks, hook, prepend,
-                              (self._forward_pre_hooks_with_kwargs, with_kwargs))
+        return _register_hook(
+            self._forward_pre_hooks,
+            hook,
+            prepend,
+            (self._forward_pre_hooks_with_kwargs, with_kwargs),
+        )
 
-    def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
-                              with_kwargs: bool = False,
-                              always_call: bool = False) -> RemovableHandle:
+    def register_forward_hook(
+        self,
+        hook: Callable,
+        *,
+        prepend: bool = False,
+        with_kwargs: bool = False,
+        always_call: bool = False,
+    ) -> RemovableHandle:
         """hook(module, args, output) -> None or a replacement output."""
-        return _register_hook(self._forward_hooks, hook, prepend,
-                              (self._forward_hooks_with_kwargs, with_kwargs),
-                              (self._forward_hooks_always_called, always_call))
+        return _register_hook(
+            self._forward_hooks,
+            hook,
+            prepend,
+            (self._forward_hooks_with_kwargs, with_kwargs),
+            (self._forward_hooks_always_called, always_call),
+        )
 
-    def register_full_backward_pre_hook(self, hook: Callable,
-                                        prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_pre_hook(
+        self, hook: Callable, prepend: bool = False
+    ) -> RemovableHandle:
         """hook(module, grad_output) -> None or a replacement grad_output."""
         return _register_hook(self._backward_pre_hooks, hook, prepend)
 
-    def register_full_backward_hook(self, hook: Callable,
-                                    prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """hook(module, grad_input, grad_output) -> None or a replacement grad_input."""
         return _register_hook(self._backward_hooks, hook, prepend)
 
-    def _run_forward_hook(self, hook_id: int, hook: Callable, args: tuple, kwargs: dict,
-                          result: Any) -> Any:
+    def _run_forward_hook(
+        self, hook_id: int, hook: Callable, args: tuple, kwargs: dict, result: Any
+    ) -> Any:
         if hook_id in self._forward_hooks_with_kwargs:
             out = hook(self, args, kwargs, result)
         else:
@@ -445,8 +523,12 @@ class Module:
         return result if out is None else out
 
     def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
+        if not (
+            self._forward_pre_hooks
+            or self._forward_hooks
+            or self._backward_hooks
+            or self._backward_pre_hooks
+        ):
             return self.forward(*args, **kwargs)
         result = None
         called = set()
@@ -456,8 +538,10 @@ class Module:
                     out = hook(self, args, kwargs)
                     if out is not None:
                         if not (isinstance(out, tuple) and len(out) == 2):
-                            raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                               f"(new_args, new_kwargs), but got {out}.")
+                            raise RuntimeError(
+                                "forward pre-hook must return None or a tuple of "
+                                f"(new_args, new_kwargs), but got {out}."
+                            )
                         args, kwargs = out
                 else:
                     out = hook(self, args)
@@ -465,8 +549,11 @@ class Module:
                         args = out if isinstance(out, tuple) else (out,)
             bw_hook = None
             if self._backward_hooks or self._backward_pre_hooks:
-                bw_hook = BackwardHook(self, list(self._backward_hooks.values()),
-                                       list(self._backward_pre_hooks.values()))
+                bw_hook = BackwardHook(
+                    self,
+                    list(self._backward_hooks.values()),
+                    list(self._backward_pre_hooks.values()),
+                )
                 args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
             for hook_id, hook in list(self._forward_hooks.items()):
@@ -475,9 +562,11 @@ class Module:
                 result = self._run_forward_hook(hook_id, hook, args, kwargs, result)
             if bw_hook is not None:
                 if not isinstance(result, (Tensor, tuple)):
-                    warnings.warn("For backward hooks to be called, module output should be a "
-                                  f"Tensor or a tuple of Tensors but received {type(result)}",
-                                  stacklevel=2)
+                    warnings.warn(
+                        "For backward hooks to be called, module output should be a "
+                        f"Tensor or a tuple of Tensors but received {type(result)}",
+                        stacklevel=2,
+                    )
                 result = bw_hook.setup_output_hook(result)
             return result
         except Exception:
@@ -486,9 +575,12 @@ class Module:
                     try:
                         result = self._run_forward_hook(hook_id, hook, args, kwargs, result)
                     except Exception as e:  # the forward's error wins, as in PyTorch
-                        warnings.warn("module forward hook with ``always_call=True`` raised an "
-                                      "exception that was silenced as another error was raised "
-                                      f"in forward: {e}", stacklevel=2)
+                        warnings.warn(
+                            "module forward hook with ``always_call=True`` raised an "
+                            "exception that was silenced as another error was raised "
+                            f"in forward: {e}",
+                            stacklevel=2,
+                        )
             raise
 
     __call__ = _call_impl
@@ -504,8 +596,9 @@ class Module:
     def __repr__(self) -> str:
         extra = self.extra_repr()
         extra_lines = extra.split("\n") if extra else []
-        child_lines = ["(" + key + "): " + _addindent(repr(module), 2)
-                       for key, module in self._modules.items()]
+        child_lines = [
+            "(" + key + "): " + _addindent(repr(module), 2) for key, module in self._modules.items()
+        ]
         lines = extra_lines + child_lines
         main = self._get_name() + "("
         if lines:

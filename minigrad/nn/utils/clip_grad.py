@@ -33,8 +33,12 @@ def _vector_norm(data: np.ndarray, norm_type: float) -> np.ndarray:
     return np.asarray((flat**norm_type).sum() ** (1.0 / norm_type), dtype=data.dtype)
 
 
-def get_total_norm(tensors: TensorOrTensors, norm_type: float = 2.0,
-                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+def get_total_norm(
+    tensors: TensorOrTensors,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> Tensor:
     """The norm of the per-tensor norms, i.e. of all tensors concatenated into one vector."""
     tensors = _as_list(tensors)
     norm_type = float(norm_type)
@@ -43,15 +47,18 @@ def get_total_norm(tensors: TensorOrTensors, norm_type: float = 2.0,
     norms = np.stack([_vector_norm(t._data, norm_type) for t in tensors])
     total = Tensor._wrap(_vector_norm(norms, norm_type))
     if error_if_nonfinite and not np.isfinite(total._data):
-        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` "
-                           "is non-finite, so it cannot be clipped. To disable this error and "
-                           "scale the gradients by the non-finite norm anyway, set "
-                           "`error_if_nonfinite=False`")
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` "
+            "is non-finite, so it cannot be clipped. To disable this error and "
+            "scale the gradients by the non-finite norm anyway, set "
+            "`error_if_nonfinite=False`"
+        )
     return total
 
 
-def clip_grads_with_norm_(parameters: TensorOrTensors, max_norm: float, total_norm: Tensor,
-                          foreach: bool | None = None) -> None:
+def clip_grads_with_norm_(
+    parameters: TensorOrTensors, max_norm: float, total_norm: Tensor, foreach: bool | None = None
+) -> None:
     """grad *= min(max_norm / (total_norm + 1e-6), 1), in place (even when the factor is 1)."""
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     if not grads:
@@ -62,8 +69,13 @@ def clip_grads_with_norm_(parameters: TensorOrTensors, max_norm: float, total_no
             g.mul_(coef)
 
 
-def clip_grad_norm_(parameters: TensorOrTensors, max_norm: float, norm_type: float = 2.0,
-                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+def clip_grad_norm_(
+    parameters: TensorOrTensors,
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> Tensor:
     """Scale all gradients together so that their global norm is at most max_norm.
 
     Returns the total norm before clipping, a 0-d tensor.
@@ -74,17 +86,20 @@ def clip_grad_norm_(parameters: TensorOrTensors, max_norm: float, norm_type: flo
         is_generator = isinstance(parameters, types.GeneratorType)
         parameters = list(parameters)
         if is_generator and not parameters:
-            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
-                          stacklevel=2)
+            warnings.warn(
+                "`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=2
+            )
     with no_grad():
-        total = get_total_norm([p.grad for p in parameters if p.grad is not None], norm_type,
-                               error_if_nonfinite)
+        total = get_total_norm(
+            [p.grad for p in parameters if p.grad is not None], norm_type, error_if_nonfinite
+        )
         clip_grads_with_norm_(parameters, max_norm, total)
     return total
 
 
-def clip_grad_value_(parameters: TensorOrTensors, clip_value: float,
-                     foreach: bool | None = None) -> None:
+def clip_grad_value_(
+    parameters: TensorOrTensors, clip_value: float, foreach: bool | None = None
+) -> None:
     """Clamp every gradient element into [-clip_value, clip_value], in place."""
     clip_value = float(clip_value)
     with no_grad():

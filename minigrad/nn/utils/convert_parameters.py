@@ -24,5 +24,5 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     with no_grad():
         for param in parameters:
             n = param.numel()
-            param.data = vec[pointer:pointer + n].view_as(param).data
+            param.data = vec[pointer : pointer + n].view_as(param).data
             pointer += n
