@@ -18,10 +18,13 @@ LESSONS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 lab: install
 	$(PYTHON) -m jupyter lab notebooks/
 
-# pytest exit 5 means "no tests collected": reported, not treated as a failure.
+# The timing tests (marker `perf`) first, alone on a quiet machine; then everything else on both
+# cores. pytest exit 5 means "no tests collected": reported, not treated as a failure.
 test: install
-	$(PYTHON) -m pytest -n 2 --dist loadfile $(PYTEST_ARGS) tests $(NBVAL_ARGS) || { rc=$$?; \
-	  if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; else exit $$rc; fi; }
+	$(PYTHON) -m pytest -m perf $(PYTEST_ARGS) tests -s \
+	  || { rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no perf tests collected"; else exit $$rc; fi; }
+	$(PYTHON) -m pytest -n 2 --dist loadfile -m "not perf" $(PYTEST_ARGS) tests $(NBVAL_ARGS) \
+	  || { rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; else exit $$rc; fi; }
 
 install: sysdeps pydeps
 

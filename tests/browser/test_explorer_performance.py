@@ -105,6 +105,7 @@ def measure_draw(area) -> dict:
     }
 
 
+@pytest.mark.perf
 def test_frame_step_and_large_draw_times(lab, lab_page, shot_dir):
     page = lab_page
     cells = (CHAIN, MEDIUM, LARGE_RECORD, LARGE_DRAW, LARGE_DRAW)
