@@ -1,47 +1,7 @@
 """minigrad.nn: modules, parameters, functional ops, init and gradient utilities (torch.nn)."""
 
-from . import functional, init, utils
-from .modules import (
-    Conv2d,
-    CrossEntropyLoss,
-    Dropout,
-    Flatten,
-    Identity,
-    Linear,
-    LogSoftmax,
-    MaxPool2d,
-    Module,
-    ModuleList,
-    MSELoss,
-    NLLLoss,
-    ReLU,
-    Sequential,
-    Sigmoid,
-    Softmax,
-    Tanh,
-)
+from . import functional, init, modules, utils
+from .modules import *  # noqa: F403 - every module class, listed once in modules/__init__.py
 from .parameter import Parameter
 
-__all__ = [
-    "Conv2d",
-    "CrossEntropyLoss",
-    "Dropout",
-    "Flatten",
-    "Identity",
-    "Linear",
-    "LogSoftmax",
-    "MSELoss",
-    "MaxPool2d",
-    "Module",
-    "ModuleList",
-    "NLLLoss",
-    "Parameter",
-    "ReLU",
-    "Sequential",
-    "Sigmoid",
-    "Softmax",
-    "Tanh",
-    "functional",
-    "init",
-    "utils",
-]
+__all__ = [*modules.__all__, "Parameter", "functional", "init", "utils"]

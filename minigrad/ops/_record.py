@@ -120,29 +120,13 @@ def record(
     out = Tensor._wrap(data)
     if not should_record(inputs):
         return out
-    node = node_cls()
-    node.next_functions = tuple(_edge_of(t) if t is not None else (None, 0) for t in inputs)
-    node._input_meta = tuple(
-        (t._data.shape, t._data.dtype) if t is not None else None for t in inputs
-    )
-    if attrs:
-        node.__dict__.update(attrs)
+    node = _new_node(node_cls, inputs, attrs)
     out._grad_fn = node
     if save:
         node._save(save)
     if save_result:
         node._save({"result": out})
-    if anomaly._State.enabled:
-        node._anomaly_trace = anomaly.forward_trace()
-    if LISTENERS:
-        emit(
-            "node_created",
-            node=node,
-            name=node.name(),
-            inputs=list(inputs),
-            output=out,
-            shape=tuple(data.shape),
-        )
+    _announce(node, inputs, out)
     return out
 
 
@@ -153,24 +137,39 @@ def record_many(
     outs = [Tensor._wrap(d) for d in datas]
     if not should_record(inputs):
         return outs
-    node = node_cls()
-    node.next_functions = tuple(_edge_of(t) for t in inputs)
-    node._input_meta = tuple((t._data.shape, t._data.dtype) for t in inputs)
+    node = _new_node(node_cls, inputs, attrs)
     node._num_outputs = len(outs)
     node._out_meta = tuple((d.shape, d.dtype) for d in datas)
-    node.__dict__.update(attrs)
     for i, out in enumerate(outs):
         out._grad_fn, out._output_nr = node, i
+    _announce(node, inputs, outs[0])
+    return outs
+
+
+def _new_node(node_cls: type[Node], inputs: tuple, attrs: dict) -> Node:
+    node = node_cls()
+    node.next_functions = tuple(_edge_of(t) if t is not None else (None, 0) for t in inputs)
+    node._input_meta = tuple(
+        (t._data.shape, t._data.dtype) if t is not None else None for t in inputs
+    )
+    if attrs:
+        node.__dict__.update(attrs)
+    return node
+
+
+def _announce(node: Node, inputs: tuple, out: Tensor) -> None:
+    """Anomaly mode remembers where the node was made; observers hear that it was."""
+    if anomaly._State.enabled:
+        node._anomaly_trace = anomaly.forward_trace()
     if LISTENERS:
         emit(
             "node_created",
             node=node,
             name=node.name(),
             inputs=list(inputs),
-            output=outs[0],
-            shape=tuple(datas[0].shape),
+            output=out,
+            shape=tuple(out._data.shape),
         )
-    return outs
 
 
 def mark_view(out: Tensor, base: Tensor, view_fn) -> Tensor:
