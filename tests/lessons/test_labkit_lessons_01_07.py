@@ -6,32 +6,14 @@ learner's typical mistake gets the explanation written for it, not a generic "in
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
-import pytest
+from labkit import lesson01, lesson02, lesson03, lesson04, lesson05, lesson06, lesson07
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "notebooks"))
-
-from labkit import lesson01, lesson02, lesson03, lesson04, lesson05, lesson06, lesson07  # noqa: E402
-
-import minigrad as mg  # noqa: E402
-
-
-@pytest.fixture
-def said(capsys):
-    """Call a check and return what it printed."""
-
-    def run(check, *args) -> str:
-        check(*args)
-        return capsys.readouterr().out
-
-    return run
+import minigrad as mg
 
 
 def passed(out: str) -> bool:
-    return out.startswith("✓")
+    return out.startswith("✓")  # a check's first line is its verdict
 
 
 # --- 01 ---------------------------------------------------------------------------------------

@@ -1,0 +1,21 @@
+"""Shared by the lesson tests: labkit on the path and a way to read what a check printed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "notebooks"))
+
+
+@pytest.fixture
+def said(capsys):
+    """Call a check and return what it printed."""
+
+    def run(check, *args) -> str:
+        check(*args)
+        return capsys.readouterr().out
+
+    return run
