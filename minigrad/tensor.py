@@ -110,10 +110,6 @@ class Tensor:
     def device(self) -> str:
         return "cpu"
 
-    @property
-    def is_floating_point_type(self) -> bool:
-        return self.dtype.is_floating_point
-
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
 
