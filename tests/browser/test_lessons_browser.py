@@ -10,14 +10,12 @@ explorer players (each with its SVG drawn) as the stored notebook has widget out
 
 from __future__ import annotations
 
-import re
 import shutil
-import uuid
 from pathlib import Path
 
 import nbformat
 import pytest
-from notebook_runner import NB_DIR, SENTINEL
+from notebook_runner import NB_DIR, run_notebook
 
 expect = pytest.importorskip("playwright.sync_api").expect  # skip cleanly without it
 
@@ -54,40 +52,19 @@ def raising_cells(nb: nbformat.NotebookNode) -> int:
     return sum(1 for cell in nb.cells if "raises-exception" in cell.metadata.get("tags", []))
 
 
-def run_lesson(page, lab, root: Path, path: Path) -> nbformat.NotebookNode:
-    """Open an output-free copy of `path` under a unique name, Run All, wait for the end."""
-    stored = nbformat.read(path, as_version=4)
-    nb = nbformat.from_dict(stored)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    nb.metadata.pop("widgets", None)
-    nb.metadata.setdefault(
-        "kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"}
-    )
-    nb.cells.append(nbformat.v4.new_code_cell(f"print('{SENTINEL[:4]}' + '{SENTINEL[4:]}')"))
-    name = f"{path.stem}-{uuid.uuid4().hex[:8]}.ipynb"
-    nbformat.write(nb, root / name)
-
-    page.goto(lab.lab_url(name))
-    expect(
-        page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\) \| Idle$"))
-    ).to_be_visible(timeout=TIMEOUT_MS)
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-    expect(page.locator(OUT, has_text=SENTINEL)).to_be_visible(timeout=TIMEOUT_MS)
-    return stored
-
-
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
 def test_lesson_runs_in_jupyterlab(lab, lesson_root, lab_page, path):
     page = lab_page
-    stored = run_lesson(page, lab, lesson_root, path)
-    tracebacks = page.locator(
-        f"{OUT}[data-mime-type='application/vnd.jupyter.stderr']", has_text="Traceback"
+    stored = nbformat.read(path, as_version=4)
+    # the runner checks the sentinel, widget display errors and the traceback count
+    run_notebook(
+        page,
+        lab,
+        nbformat.from_dict(stored),
+        path.stem,
+        TIMEOUT_MS,
+        tracebacks=raising_cells(stored),
     )
-    expect(tracebacks).to_have_count(raising_cells(stored))
-    expect(page.locator(OUT, has_text="Error displaying widget")).to_have_count(0)
     players = page.locator(f"{OUT} .mg-player")
     expect(players).to_have_count(widget_outputs(stored))
     for i in range(widget_outputs(stored)):
