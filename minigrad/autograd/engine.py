@@ -18,8 +18,19 @@ from .graph import Node, grad_accumulator
 from .observe import LISTENERS, emit
 
 
-def _snap(t: Tensor | None):
-    return None if t is None else np.array(t._data, copy=True)
+def _snap(g) -> np.ndarray | None:
+    """A copy of a gradient (Tensor or array) for observers, safe from later changes."""
+    if g is None:
+        return None
+    return np.array(g._data if isinstance(g, Tensor) else g, copy=True)
+
+
+def _tensor(g) -> Tensor | None:
+    return None if g is None or isinstance(g, Tensor) else Tensor._wrap(np.asarray(g))
+
+
+def _array(g) -> np.ndarray | None:
+    return g._data if isinstance(g, Tensor) else g
 
 
 def _edge_of(t: Tensor) -> tuple:
@@ -47,8 +58,24 @@ def _check_hook_result(name: str, old: Tensor, new) -> Tensor:
     return new
 
 
-def _validate(node: Node, outs: tuple) -> list:
-    """Like PyTorch's validate_outputs: reduce broadcast gradients, cast dtypes, reject the rest."""
+def reduced_dims(big: tuple, shape: tuple) -> tuple[int, ...]:
+    """The dims of `big` that summing down to `shape` (which broadcasts to `big`) removes."""
+    lead = len(big) - len(shape)
+    return tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and big[lead + i] != 1
+    )
+
+
+def sum_to_array(g: np.ndarray, shape: tuple) -> np.ndarray:
+    """Tensor.sum_to_size for a bare array."""
+    dims = reduced_dims(np.shape(g), shape)
+    return np.sum(g, axis=dims, keepdims=True).reshape(shape) if dims else g
+
+
+def _validate(node: Node, outs: tuple, arrays: bool = False) -> list:
+    """Like PyTorch's validate_outputs: reduce broadcast gradients, cast dtypes, reject the rest.
+
+    `arrays`: the gradients are numpy arrays (a formula run without create_graph)."""
     edges, metas = node.next_functions, node._input_meta
     if len(outs) != len(edges):
         raise RuntimeError(
@@ -59,27 +86,30 @@ def _validate(node: Node, outs: tuple) -> list:
     for i, g in enumerate(outs):
         if g is None or edges[i][0] is None:
             continue
-        if type(g) is Tensor and g._data.shape == metas[i][0] and g._data.dtype == metas[i][1]:
-            continue  # the common case: nothing to check further
-        if not isinstance(g, Tensor):
+        if not arrays and not isinstance(g, Tensor):
             raise TypeError(
                 f"function {node.name()} returned a gradient of type "
                 f"{type(g).__name__} at index {i}, expected a Tensor or None"
             )
+        data = g if arrays else g._data
         shape, np_dtype = metas[i]
-        if g._data.shape != shape:
+        if data.shape == shape and data.dtype == np_dtype:
+            continue  # the common case: nothing to check further
+        if data.shape != shape:
             try:
-                expandable = np.broadcast_shapes(shape, g.shape) == g.shape
+                expandable = np.broadcast_shapes(shape, data.shape) == data.shape
             except ValueError:
                 expandable = False
             if not expandable:
                 raise RuntimeError(
                     f"Function {node.name()} returned an invalid gradient at index "
-                    f"{i} - got {list(g.shape)} but expected shape compatible with "
+                    f"{i} - got {list(data.shape)} but expected shape compatible with "
                     f"{list(shape)}"
                 )
-            g = g.sum_to_size(shape)
-        if g._data.dtype != np_dtype:
+            g = sum_to_array(g, shape) if arrays else g.sum_to_size(shape)
+        if g.dtype != np_dtype and arrays:
+            g = g.astype(np_dtype)
+        elif not arrays and g._data.dtype != np_dtype:
             g = g.to(from_numpy_dtype(np_dtype))
         fixed[i] = g
     return fixed
@@ -126,26 +156,6 @@ def _needed(order: list[Node], targets: set) -> set:
     return needed
 
 
-def _add_to_buffer(buffers: dict, node: Node, slot: int, grad: Tensor, observed: bool) -> None:
-    buf = buffers.get(node)
-    if buf is None:
-        buf = buffers[node] = [None] * node._num_outputs
-    if buf[slot] is None:
-        buf[slot] = grad
-    else:
-        before = buf[slot]
-        buf[slot] = before + grad
-        if observed:
-            emit(
-                "buffer_sum",
-                node=node,
-                slot=slot,
-                before=_snap(before),
-                added=_snap(grad),
-                after=_snap(buf[slot]),
-            )
-
-
 def _run_tensor_hooks(node: Node, grads: list, observed: bool) -> None:
     if node._is_accumulate_grad:
         hooks = node.variable._backward_hooks
@@ -190,6 +200,15 @@ def _fn_name(fn) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
 
+def _accumulate_data(var: Tensor, grad: np.ndarray) -> None:
+    """AccumulateGrad without create_graph: a fresh copy first, then in-place sums."""
+    if var._grad is None:
+        var._grad = Tensor._wrap(np.array(grad, copy=True))
+    else:
+        var._grad._data += grad
+        var._grad._version_counter.value += 1
+
+
 def _accumulate(node, grad: Tensor | None, create_graph: bool, observed: bool) -> list:
     if grad is None:
         return []
@@ -199,13 +218,10 @@ def _accumulate(node, grad: Tensor | None, create_graph: bool, observed: bool) -
         from ..ops.inplace import copy  # PyTorch copies into a fresh buffer: CopyBackwards
 
         var._grad = copy(Tensor._wrap(np.empty_like(grad._data)), grad)
-    elif var._grad is None:
-        var._grad = Tensor._wrap(np.array(grad._data, copy=True))
     elif create_graph:
         var._grad = var._grad + grad
     else:
-        var._grad._data += grad._data
-        var._grad._version_counter.value += 1
+        _accumulate_data(var, grad._data)
     if observed:
         emit(
             "accumulate",
@@ -253,7 +269,7 @@ def _call_node(node: Node, grads: list, observed: bool, run=None) -> list:
     elif all(g is None for g in grads):
         outs = [None] * len(node.next_functions)
     else:
-        outs = _validate(node, node.apply(tuple(node._materialize(grads))))
+        outs = _validate(node, node.apply(tuple(node._materialize(grads, False))))
     for fn in tuple((node._post_hooks or {}).values()):
         result = fn(tuple(outs), tuple(grads))
         if observed:
@@ -271,10 +287,82 @@ def _call_node(node: Node, grads: list, observed: bool, run=None) -> list:
     return outs
 
 
-def _check_nan(node: Node, outs: list) -> None:
-    for i, g in enumerate(outs):
-        if g is not None and g.dtype.is_floating_point and np.isnan(g._data).any():
-            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
+def _hookless(node: Node) -> bool:
+    """Nothing registered on this node (or its leaf) that wants to see its gradients."""
+    if node._pre_hooks or node._post_hooks or node._tensor_hooks or node._retain_hooks:
+        return False
+    if node._is_accumulate_grad:
+        var = node.variable
+        return not var._backward_hooks and not var._post_acc_hooks
+    return True
+
+
+def _apply_on_arrays(node: Node, grads: list) -> list:
+    """Run a node on array gradients: its formula directly when it is written for arrays
+    (ops/formula.py), else through Tensors. Returns arrays."""
+    if any(g is None for g in grads):
+        if all(g is None for g in grads):
+            return [None] * len(node.next_functions)
+        grads = node._materialize(grads, True)
+    if node._array_formula:
+        node._on_arrays = True
+        try:
+            outs = node.backward(*grads)
+        finally:
+            node._on_arrays = False
+        return _validate(node, outs if isinstance(outs, tuple) else (outs,), arrays=True)
+    outs = _validate(node, node.apply(tuple(_tensor(g) for g in grads)))
+    return [_array(g) for g in outs]
+
+
+class _Pass:
+    """The state of one backward pass: dependency counts, the ready heap, gradient buffers."""
+
+    def __init__(self, deps: dict, observed: bool, needed: set | None) -> None:
+        self.deps = deps
+        self.observed = observed
+        self.needed = needed
+        self.heap: list = []
+        self.tie = itertools.count()
+        self.buffers: dict[Node, list] = {}
+
+    def send(self, node: Node, slot: int, grad, source: Node | None) -> None:
+        """Add `grad` to `node`'s input buffer; the node is ready once all its edges have sent."""
+        if self.needed is not None and node not in self.needed:
+            return
+        observed = self.observed
+        if observed:  # a None gradient still counts down the target's dependencies
+            emit(
+                "edge",
+                source=source,
+                target=node,
+                slot=slot,
+                grad=_snap(grad),
+                remaining=self.deps[node] - 1,
+            )
+        buf = self.buffers.get(node)
+        if buf is None:
+            buf = self.buffers[node] = [None] * node._num_outputs
+        if grad is not None:
+            before = buf[slot]
+            buf[slot] = grad if before is None else before + grad
+            if before is not None and observed:
+                emit(
+                    "buffer_sum",
+                    node=node,
+                    slot=slot,
+                    before=_snap(before),
+                    added=_snap(grad),
+                    after=_snap(buf[slot]),
+                )
+        left = self.deps[node] - 1
+        self.deps[node] = left
+        if left == 0:
+            heapq.heappush(self.heap, (-node._seq_nr, next(self.tie), node))
+            if observed:
+                emit("ready", node=node, queue=[e[2] for e in sorted(self.heap)])
 
 
 def execute(
@@ -289,8 +377,11 @@ def execute(
 
     capture=False accumulates into leaves (or only into `inputs`); capture=True returns the
     gradients flowing into `inputs` without touching any `.grad` (autograd.grad).
+    Without create_graph, gradients travel as numpy arrays and a hookless node runs its formula
+    on them directly; hooks, observers, anomaly mode and `inputs` see Tensors, as in PyTorch.
     """
     observed = bool(LISTENERS)
+    arrays = not create_graph
     root_edges = [_edge_of(t) for t in roots]
     root_nodes = list(dict.fromkeys(n for n, _ in root_edges))
     deps, order = _discover(root_nodes)
@@ -317,93 +408,94 @@ def execute(
             dependencies={n: c for n, c in deps.items()},
             capture=capture,
         )
+    state = _Pass(deps, observed, needed)
+    # the short path: no one watching, nothing narrowing the pass
+    plain = arrays and not observed and not anomaly._State.enabled and inputs is None
 
-    tie = itertools.count()
-    heap: list = []
-    buffers: dict[Node, list] = {}
-
-    def send(node: Node, slot: int, grad: Tensor | None, source: Node | None) -> None:
-        if needed is not None and node not in needed:
-            return
-        if observed:  # a None gradient still counts down the target's dependencies
+    def run_instrumented(node: Node, grads_in: list) -> list | None:
+        """Hooks, captures, anomaly checks and observer records around one node, on Tensors.
+        Returns the node's gradients, or None when nothing is sent on."""
+        if arrays:
+            grads_in = [_tensor(g) for g in grads_in]
+        if observed:
             emit(
-                "edge",
-                source=source,
-                target=node,
-                slot=slot,
-                grad=_snap(grad),
-                remaining=deps[node] - 1,
+                "node_start",
+                node=node,
+                grad_outputs=[_snap(g) for g in grads_in],
+                queue=[e[2] for e in sorted(state.heap)],
             )
-        if grad is not None:
-            _add_to_buffer(buffers, node, slot, grad, observed)
-        elif node not in buffers:
-            buffers[node] = [None] * node._num_outputs
-        deps[node] -= 1
-        if deps[node] == 0:
-            heapq.heappush(heap, (-node._seq_nr, next(tie), node))
+        _run_tensor_hooks(node, grads_in, observed)
+        for slot, idx in captures.get(node, ()):
+            results[idx] = grads_in[slot]
             if observed:
-                emit("ready", node=node, queue=[e[2] for e in sorted(heap)])
+                emit("capture", node=node, slot=slot, index=idx, grad=_snap(grads_in[slot]))
+            if not capture and not node._is_accumulate_grad and grads_in[slot] is not None:
+                inputs[idx]._accumulate_non_leaf(grads_in[slot], create_graph)
+        if node._is_accumulate_grad:
+            if not capture:
+                _call_node(
+                    node,
+                    grads_in,
+                    observed,
+                    run=lambda g: _accumulate(node, g[0], create_graph, observed),
+                )
+            return None
+        if needed is not None and not any(n in needed for n, _ in node.next_functions if n):
+            return None
+        try:
+            outs = _call_node(node, grads_in, observed)
+            if anomaly._State.enabled and anomaly._State.check_nan:
+                _check_nan(node, outs)
+        except Exception as err:
+            if observed:
+                emit("error", node=node, error=type(err).__name__, message=str(err))
+            if anomaly._State.enabled:
+                anomaly.report_error(node)
+            raise
+        if observed:
+            emit(
+                "node_run",
+                node=node,
+                grad_outputs=[_snap(g) for g in grads_in],
+                grad_inputs=[_snap(g) for g in outs],
+            )
+        return [_array(g) for g in outs] if arrays else outs
 
     prev_mode = grad_mode._State.enabled
     grad_mode._State.enabled = create_graph
     try:
-        for (node, slot), g in zip(root_edges, grads):
-            send(node, slot, g, None)
-        while heap:
-            _, _, node = heapq.heappop(heap)
-            grads_in = buffers.pop(node)
-            if observed:
-                emit(
-                    "node_start",
-                    node=node,
-                    grad_outputs=[_snap(g) for g in grads_in],
-                    queue=[e[2] for e in sorted(heap)],
-                )
-            _run_tensor_hooks(node, grads_in, observed)
-            for slot, idx in captures.get(node, ()):
-                results[idx] = grads_in[slot]
-                if observed:
-                    emit("capture", node=node, slot=slot, index=idx, grad=_snap(grads_in[slot]))
-                if not capture and not node._is_accumulate_grad and grads_in[slot] is not None:
-                    inputs[idx]._accumulate_non_leaf(grads_in[slot], create_graph)
-            runs = needed is None or any(n in needed for n, _ in node.next_functions if n)
-            if node._is_accumulate_grad:
-                if not capture:
-                    _call_node(
-                        node,
-                        grads_in,
-                        observed,
-                        run=lambda g, n=node: _accumulate(n, g[0], create_graph, observed),
-                    )
-                continue
-            if not runs:
-                continue
-            try:
-                outs = _call_node(node, grads_in, observed)
-                if anomaly._State.enabled and anomaly._State.check_nan:
-                    _check_nan(node, outs)
-            except Exception as err:
-                if observed:
-                    emit("error", node=node, error=type(err).__name__, message=str(err))
-                if anomaly._State.enabled:
-                    anomaly.report_error(node)
-                raise
-            if observed:
-                emit(
-                    "node_run",
-                    node=node,
-                    grad_outputs=[_snap(g) for g in grads_in],
-                    grad_inputs=[_snap(g) for g in outs],
-                )
-            if not retain_graph:
-                freed = node._release_variables()
-                if freed and observed:
-                    emit("freed", node=node, saved=freed)
-            for (nxt, nslot), g in zip(node.next_functions, outs):
-                if nxt is not None:
-                    send(nxt, nslot, g, node)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            for (node, slot), g in zip(root_edges, grads):
+                state.send(node, slot, _array(g) if arrays else g, None)
+            heap, buffers, send = state.heap, state.buffers, state.send
+            while heap:
+                node = heapq.heappop(heap)[2]
+                grads_in = buffers.pop(node)
+                if plain and _hookless(node):
+                    if node._is_accumulate_grad:
+                        if grads_in[0] is not None:
+                            _accumulate_data(node.variable, grads_in[0])
+                        continue
+                    outs = _apply_on_arrays(node, grads_in)
+                else:
+                    outs = run_instrumented(node, grads_in)
+                    if outs is None:
+                        continue
+                if not retain_graph:
+                    freed = node._release_variables()
+                    if freed and observed:
+                        emit("freed", node=node, saved=freed)
+                for (nxt, nslot), g in zip(node.next_functions, outs):
+                    if nxt is not None:
+                        send(nxt, nslot, g, node)
     finally:
         grad_mode._State.enabled = prev_mode
     if observed:
         emit("backward_end", results=[_snap(r) for r in results])
     return results if capture else None
+
+
+def _check_nan(node: Node, outs: list) -> None:
+    for i, g in enumerate(outs):
+        if g is not None and g.dtype.is_floating_point and np.isnan(g._data).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")

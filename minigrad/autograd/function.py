@@ -73,8 +73,8 @@ class BackwardCFunction(Node, FunctionCtx):
             if isinstance(s, SavedTensor)
         ]
 
-    def _materialize(self, grads: list) -> list:
-        return Node._materialize(self, grads) if self.materialize_grads else grads
+    def _materialize(self, grads: list, arrays: bool) -> list:
+        return Node._materialize(self, grads, arrays) if self.materialize_grads else grads
 
     def apply(self, grads: tuple) -> tuple:
         result = self._forward_cls.backward(self, *grads)

@@ -54,6 +54,12 @@ class SavedTensor:
         else:
             self._tensor = tensor
 
+    def data(self) -> np.ndarray:
+        """The saved numbers alone, for a formula running on arrays."""
+        if self._counter.value != self._version:
+            raise RuntimeError(self._modified_message())
+        return self._data if self._tensor is None else self._tensor._data
+
     def unpack(self, owner: Node) -> Tensor:
         if self._counter.value != self._version:
             raise RuntimeError(self._modified_message())
@@ -95,6 +101,10 @@ class Node:
     gradient for the forward op's i-th input; `_input_meta[i]` its (shape, dtype)."""
 
     _is_accumulate_grad = False
+    # True when backward() is written with ops/formula.py's vocabulary, so that the engine may
+    # run it on numpy arrays; `_on_arrays` is set while it does.
+    _array_formula = False
+    _on_arrays = False
     # Defaults on the class; hook and saved-tensor dicts are created on first use.
     next_functions: tuple = ()
     _input_meta: tuple = ()  # (shape tuple, numpy dtype) per edge
@@ -166,7 +176,9 @@ class Node:
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         value = self._saved[key]
-        return value.unpack(self) if isinstance(value, SavedTensor) else value
+        if not isinstance(value, SavedTensor):
+            return value
+        return value.data() if self._on_arrays else value.unpack(self)
 
     def __getattr__(self, attr: str) -> Any:
         # grad_fn._saved_self, _saved_other ... like PyTorch's generated attributes
@@ -199,11 +211,11 @@ class Node:
         return list(self._freed_shapes)
 
     # --- running ----------------------------------------------------------------------------
-    def _materialize(self, grads: list) -> list:
+    def _materialize(self, grads: list, arrays: bool) -> list:
         """Zeros for outputs that received no gradient (multi-output nodes only)."""
+        zeros = [np.zeros(shape, dtype=dt) for shape, dt in self._out_meta]
         return [
-            Tensor._wrap(np.zeros(shape, dtype=dt)) if g is None else g
-            for g, (shape, dt) in zip(grads, self._out_meta)
+            (z if arrays else Tensor._wrap(z)) if g is None else g for g, z in zip(grads, zeros)
         ]
 
     def backward(self, *grads: Tensor | None) -> tuple:  # pragma: no cover - overridden

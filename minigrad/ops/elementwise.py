@@ -10,6 +10,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.graph import Node
 from ..tensor import Tensor
+from . import formula
 from ._record import operands, record
 from .shape import broadcast_shapes
 
@@ -37,21 +38,29 @@ def _needs(tensors: list[Tensor]) -> list[bool]:
 
 # --- binary ------------------------------------------------------------------------------
 class AddBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
 
 
 class SubBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return g, -g if self.alpha == 1 else g * -self.alpha
 
 
 class RsubBackward1(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (-g,)
 
 
 class MulBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         other = self.saved("other")
         self_ = self.saved("self")
@@ -59,6 +68,8 @@ class MulBackward0(Node):
 
 
 class DivBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         other = self.saved("other")
         self_ = self.saved("self")
@@ -68,6 +79,8 @@ class DivBackward0(Node):
 
 
 class PowBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         x, e = self.saved("self"), self.exponent
         if e == 0:
@@ -91,12 +104,16 @@ class PowBackward1(Node):
 
 
 class PowBackward2(Node):
+    _array_formula = True
+
     def backward(self, g):
         r = self.saved("result")
         return (g * r * float(np.log(self.base)),)
 
 
 class NegBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (-g,)
 
@@ -165,6 +182,8 @@ def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
 class DivBackward1(Node):
     """Tensor / Scalar as PyTorch's own code calls it (at::div); `t / 2` records DivBackward0."""
 
+    _array_formula = True
+
     def backward(self, g):
         return (g / self.other,)
 
@@ -216,48 +235,66 @@ def neg(a: Tensor) -> Tensor:
 
 # --- unary --------------------------------------------------------------------------------
 class ExpBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (g * self.saved("result"),)
 
 
 class LogBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (g / self.saved("self"),)
 
 
 class SinBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return (g * self.saved("self").cos(),)
+        return (g * formula.cos(self.saved("self")),)
 
 
 class CosBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return (g * -self.saved("self").sin(),)
+        return (g * -formula.sin(self.saved("self")),)
 
 
 class TanhBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         r = self.saved("result")
         return (g * (1 - r * r),)
 
 
 class SigmoidBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         r = self.saved("result")
         return (g * r * (1 - r),)
 
 
 class ReluBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return (g * (self.saved("result")._data > 0),)
+        return (g * (formula.data(self.saved("result")) > 0),)
 
 
 class AbsBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return (g * np.sign(self.saved("self")._data),)
+        return (g * np.sign(formula.data(self.saved("self"))),)
 
 
 class SqrtBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (g / (2 * self.saved("result")),)
 
@@ -265,8 +302,10 @@ class SqrtBackward0(Node):
 class ClampBackward1(Node):
     """clamp with number bounds; PyTorch names it ClampBackward1 whichever bounds are given."""
 
+    _array_formula = True
+
     def backward(self, g):
-        x = self.saved("self")._data
+        x = formula.data(self.saved("self"))
         keep = np.ones(x.shape, dtype=bool)
         if self.min is not None:
             keep &= x >= self.min
@@ -343,6 +382,8 @@ def sqrt(a: Tensor) -> Tensor:
 
 
 class ReciprocalBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         r = self.saved("result")
         return (-g * r * r,)

@@ -12,6 +12,7 @@ from .. import dtypes
 from ..autograd.graph import Node
 from ..dtypes import SCALAR_NAMES
 from ..tensor import Tensor
+from . import formula
 from ._record import operands, record
 from .shape import SqueezeBackward4, broadcast_shapes, unsafe_view
 
@@ -35,6 +36,8 @@ def _needs(node: Node, i: int) -> bool:
 
 
 class DotBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (
             g * self.saved("tensor") if _needs(self, 0) else None,
@@ -43,16 +46,21 @@ class DotBackward0(Node):
 
 
 class MvBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        ga = g.unsqueeze(1) * self.saved("vec").unsqueeze(0) if _needs(self, 0) else None
-        gb = self.saved("self").t().mv(g) if _needs(self, 1) else None
+        vec = self.saved("vec")
+        ga = formula.unsqueeze(g, 1) * formula.unsqueeze(vec, 0) if _needs(self, 0) else None
+        gb = formula.mv(formula.t(self.saved("self")), g) if _needs(self, 1) else None
         return ga, gb
 
 
 class MmBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        ga = g.mm(self.saved("mat2").t()) if _needs(self, 0) else None
-        gb = self.saved("self").t().mm(g) if _needs(self, 1) else None
+        ga = formula.mm(g, formula.t(self.saved("mat2"))) if _needs(self, 0) else None
+        gb = formula.mm(formula.t(self.saved("self")), g) if _needs(self, 1) else None
         return ga, gb
 
 
@@ -212,10 +220,12 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
 
 
 class AddmmBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         m1, m2 = self.saved("mat1"), self.saved("mat2")
-        g1 = g.mm(m2.t()) if _needs(self, 1) else None
-        g2 = m1.t().mm(g) if _needs(self, 2) else None
+        g1 = formula.mm(g, formula.t(m2)) if _needs(self, 1) else None
+        g2 = formula.mm(formula.t(m1), g) if _needs(self, 2) else None
         return g, g1, g2
 
 

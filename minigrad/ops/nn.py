@@ -17,6 +17,7 @@ import numpy as np
 from .. import kernels
 from ..autograd.graph import Node
 from ..tensor import Tensor
+from . import formula
 from ._record import record, should_record
 from .elementwise import div_scalar
 from .indexing import IndexPutBackward0Grad
@@ -31,13 +32,17 @@ def _pair(v: Any) -> int:
     return int(v)
 
 
-def _formula(inputs: tuple, kernel: Callable[[], np.ndarray], op: Callable[[], Tensor]) -> Tensor:
+def _formula(inputs: tuple, kernel: Callable[[], np.ndarray], op: Callable[[], Tensor]) -> Any:
     """A backward formula: `op` (Tensor ops, recorded) when create_graph builds a graph through
-    `inputs`, else one `kernel` call on the arrays (no per-op overhead)."""
+    `inputs`, else one `kernel` call on the numbers (returned as an array on arrays)."""
+    if not isinstance(inputs[0], Tensor):
+        return kernel()
     return op() if should_record(inputs) else Tensor._wrap(kernel())
 
 
 class ConvolutionBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         x, w = self.saved("input"), self.saved("weight")
         s, p = self.stride, self.padding
@@ -45,7 +50,7 @@ class ConvolutionBackward0(Node):
         gw = conv2d_weight_grad(x, g, w.shape, s, p) if self.next_functions[1][0] else None
         gb = None
         if self.next_functions[2][0]:
-            gb = _formula((g,), lambda: kernels.conv2d_bias_grad(g._data), lambda: g.sum((0, 2, 3)))
+            gb = _formula((g,), lambda: kernels.conv2d_bias_grad(formula.data(g)), lambda: g.sum((0, 2, 3)))
         return gx, gw, gb
 
 
@@ -72,16 +77,20 @@ class ConvWeightGrad(_ConvBackwardBackward):
         )
 
 
-def conv2d_input_grad(g: Tensor, w: Tensor, x_shape: tuple, stride: int, pad: int) -> Tensor:
-    data = kernels.conv2d_input_grad(g._data, w._data, tuple(x_shape), stride, pad)
-    return record(
+def conv2d_input_grad(g: Any, w: Any, x_shape: tuple, stride: int, pad: int) -> Any:
+    data = kernels.conv2d_input_grad(
+        formula.data(g), formula.data(w), tuple(x_shape), stride, pad
+    )
+    return formula.result(
         ConvInputGrad, data, (g, w), save={"grad": g, "weight": w}, stride=stride, padding=pad
     )
 
 
-def conv2d_weight_grad(x: Tensor, g: Tensor, w_shape: tuple, stride: int, pad: int) -> Tensor:
-    data = kernels.conv2d_weight_grad(x._data, g._data, tuple(w_shape), stride, pad)
-    return record(
+def conv2d_weight_grad(x: Any, g: Any, w_shape: tuple, stride: int, pad: int) -> Any:
+    data = kernels.conv2d_weight_grad(
+        formula.data(x), formula.data(g), tuple(w_shape), stride, pad
+    )
+    return formula.result(
         ConvWeightGrad, data, (x, g), save={"input": x, "grad": g}, stride=stride, padding=pad
     )
 
@@ -143,32 +152,40 @@ def conv2d(
 
 
 class MaxPool2DWithIndicesBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (_scatter_flat(g, self.indices, self.self_sym_sizes),)
 
 
 class _ScatterFlat(Node):
+    _array_formula = True
+
     def backward(self, h):
         return (_gather_flat(h, self.indices, self.grad_shape),)
 
 
 class _GatherFlat(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (_scatter_flat(g, self.indices, self.self_sym_sizes),)
 
 
-def _scatter_flat(g: Tensor, indices: np.ndarray, shape: tuple) -> Tensor:
+def _scatter_flat(g: Any, indices: np.ndarray, shape: tuple) -> Any:
     """Pooling's backward: g added at the input positions its maxima came from."""
     batched = shape if len(shape) == 4 else (1, *shape)
-    data = kernels.max_pool2d_backward(g._data.reshape(indices.shape), indices, batched)
-    return record(
-        _ScatterFlat, data.reshape(shape), (g,), indices=indices, grad_shape=tuple(g.shape)
+    g_data = formula.data(g)
+    data = kernels.max_pool2d_backward(g_data.reshape(indices.shape), indices, batched)
+    return formula.result(
+        _ScatterFlat, data.reshape(shape), (g,), indices=indices, grad_shape=g_data.shape
     )
 
 
-def _gather_flat(h: Tensor, indices: np.ndarray, shape: tuple) -> Tensor:
-    data = h._data.reshape(-1)[indices].reshape(shape)
-    return record(_GatherFlat, data, (h,), indices=indices, self_sym_sizes=tuple(h.shape))
+def _gather_flat(h: Any, indices: np.ndarray, shape: tuple) -> Any:
+    h_data = formula.data(h)
+    data = h_data.reshape(-1)[indices].reshape(shape)
+    return formula.result(_GatherFlat, data, (h,), indices=indices, self_sym_sizes=h_data.shape)
 
 
 def max_pool2d(
@@ -208,12 +225,16 @@ def max_pool2d(
 
 
 class NllLossBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         coef = g * -self.scale  # one coefficient per sample in every reduction mode
         shape = self.self_sym_sizes
         data = kernels.nll_loss_backward(
-            coef._data.reshape(-1), self.target, self.ignore_index, shape[-1]
+            np.reshape(formula.data(coef), -1), self.target, self.ignore_index, shape[-1]
         )
+        if not isinstance(coef, Tensor):
+            return (data.reshape(shape),)
         picked = np.where(self.target != self.ignore_index, self.target, 0)
         key = (np.arange(len(picked)), picked) if len(shape) == 2 else (picked,)
         return (record(IndexPutBackward0Grad, data.reshape(shape), (coef,), key=key),)
@@ -221,6 +242,8 @@ class NllLossBackward0(Node):
 
 class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
     """cross_entropy's log_softmax node: one kernel call when no graph is being built."""
+
+    _array_formula = True
 
     def name(self) -> str:
         return "LogSoftmaxBackward0"
@@ -230,7 +253,9 @@ class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
         rows = (-1, r.shape[-1])  # a 1-d input is one row
 
         def kernel() -> np.ndarray:
-            out = kernels.log_softmax_backward(g._data.reshape(rows), r._data.reshape(rows))
+            out = kernels.log_softmax_backward(
+                formula.data(g).reshape(rows), formula.data(r).reshape(rows)
+            )
             return out.reshape(r.shape)
 
         return (_formula((g, r), kernel, lambda: LogSoftmaxBackward0.backward(self, g)[0]),)
@@ -326,15 +351,20 @@ def _soft_cross_entropy(x: Tensor, probs: Tensor, reduction: str) -> Tensor:
 
 
 class MseLossBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         x, t = self.saved("self"), self.saved("target")
-        scale = 2 / x._data.size if self.reduction == "mean" else 2
+        x_data, t_data = formula.data(x), formula.data(t)
+        scale = 2 / x_data.size if self.reduction == "mean" else 2
         grad = _formula(
-            (x, t, g), lambda: (x._data - t._data) * (scale * g._data), lambda: (x - t) * scale * g
+            (x, t, g),
+            lambda: (x_data - t_data) * (scale * formula.data(g)),
+            lambda: (x - t) * scale * g,
         )
         if self.next_functions[1][0] is None:
             return grad, None
-        return grad, _formula((grad,), lambda: -grad._data, lambda: -grad)
+        return grad, _formula((grad,), lambda: -formula.data(grad), lambda: -grad)
 
 
 def mse_loss(x: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:

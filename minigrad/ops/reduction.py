@@ -11,6 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.graph import Node
 from ..tensor import Tensor
+from . import formula
 from ._record import record
 from .shape import wrap_dims
 
@@ -23,36 +24,44 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(dims)) or tuple(range(ndim))
 
 
-def _expand_back(g: Tensor, shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
+def _expand_back(g: Any, shape: tuple, dims: tuple, keepdim: bool) -> Any:
     """Undo a reduction's shape change: re-insert reduced dims, then broadcast."""
-    return _keep(g, dims, keepdim, len(shape)).expand(shape)
+    return formula.expand(_keep(g, dims, keepdim, len(shape)), shape)
 
 
-def _keep(g: Tensor, dims: tuple | None, keepdim: bool, ndim: int) -> Tensor:
+def _keep(g: Any, dims: tuple | None, keepdim: bool, ndim: int) -> Any:
     """Re-insert the reduced dims (size 1) that keepdim=False dropped, so g broadcasts."""
     if keepdim or dims is None or not ndim:
         return g
     for d in dims:
-        g = g.unsqueeze(d)
+        g = formula.unsqueeze(g, d)
     return g
 
 
 class SumBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return (g.expand(self.self_sym_sizes),)
+        return (formula.expand(g, self.self_sym_sizes),)
 
 
 class SumBackward1(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (_expand_back(g, self.self_sym_sizes, self.dim, self.keepdim),)
 
 
 class MeanBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return (g.expand(self.self_sym_sizes) / self.count,)
+        return (formula.expand(g, self.self_sym_sizes) / self.count,)
 
 
 class MeanBackward1(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (_expand_back(g, self.self_sym_sizes, self.dim, self.keepdim) / self.count,)
 
@@ -384,15 +393,19 @@ def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tenso
 
 # --- softmax family ---------------------------------------------------------------------
 class SoftmaxBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         r = self.saved("result")
-        return (r * (g - (g * r).sum(self.dim, keepdim=True)),)
+        return (r * (g - formula.sum_keepdim(g * r, self.dim)),)
 
 
 class LogSoftmaxBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         r = self.saved("result")
-        return (g - r.exp() * g.sum(self.dim, keepdim=True),)
+        return (g - formula.exp(r) * formula.sum_keepdim(g, self.dim),)
 
 
 def _softmax_input(a: Tensor, dim: int, dtype: Any, kernel: str) -> tuple[Tensor, tuple]:

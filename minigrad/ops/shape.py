@@ -7,9 +7,11 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.engine import reduced_dims
 from ..autograd.graph import Node
 from ..dtypes import LEGACY_NAMES
 from ..tensor import Tensor
+from . import formula
 from ._record import mark_view, record
 
 
@@ -69,6 +71,8 @@ def _infer(shape: tuple, numel: int) -> tuple:
 
 
 class ViewBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (g.reshape(self.self_sym_sizes),)
 
@@ -129,8 +133,10 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 class TransposeBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return (g.transpose(self.dim0, self.dim1),)
+        return (formula.transpose(g, self.dim0, self.dim1),)
 
 
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -142,8 +148,10 @@ def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 class TBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return (g.t(),)
+        return (formula.t(g),)
 
 
 def t(a: Tensor) -> Tensor:
@@ -154,8 +162,10 @@ def t(a: Tensor) -> Tensor:
 
 
 class PermuteBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return (g.permute(*np.argsort(self.dims).tolist()),)
+        return (formula.permute(g, np.argsort(self.dims).tolist()),)
 
 
 def permute(a: Tensor, *dims: Any) -> Tensor:
@@ -199,8 +209,10 @@ def _warn_once(message: str) -> None:
 
 
 class UnsqueezeBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return (g.squeeze(self.dim),)
+        return (formula.squeeze(g, self.dim),)
 
 
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
@@ -210,6 +222,8 @@ def unsqueeze(a: Tensor, dim: int) -> Tensor:
 
 
 class SqueezeBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (g.reshape(self.self_sym_sizes),)
 
@@ -225,8 +239,10 @@ class SqueezeBackward2(SqueezeBackward0):
 class SqueezeBackward4(Node):
     """squeeze_(dim), in place: PyTorch's matmul of a vector and a matrix ends with one."""
 
+    _array_formula = True
+
     def backward(self, g):
-        return (g.unsqueeze(self.dim),)
+        return (formula.unsqueeze(g, self.dim),)
 
 
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
@@ -241,8 +257,10 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
 
 
 class ExpandBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return (g.sum_to_size(self.self_sym_sizes),)
+        return (formula.sum_to(g, self.self_sym_sizes),)
 
 
 def expand(a: Tensor, *sizes: Any) -> Tensor:
@@ -280,17 +298,16 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
 def sum_to_size(a: Tensor, *shape: Any) -> Tensor:
     """Sum a broadcast gradient back down to `shape` (the engine's one reduction helper)."""
     shape = _shape_arg(shape)
-    lead = a.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and a.shape[lead + i] != 1
-    )
+    dims = reduced_dims(tuple(a.shape), shape)
     if not dims:
         return a
     out = a.sum(dim=dims, keepdim=True)
-    return out.reshape(shape) if lead else out
+    return out.reshape(shape) if a.ndim > len(shape) else out
 
 
 class CatBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         grads, start = [], 0
         for size in self.sizes:
@@ -352,6 +369,8 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
 
 
 class CloneBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (g,)
 
@@ -365,8 +384,10 @@ def contiguous(a: Tensor) -> Tensor:
 
 
 class ToCopyBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return (g.to(self.dtype),)
+        return (formula.to(g, self.dtype),)
 
 
 def to_dtype(a: Tensor, dtype) -> Tensor:
