@@ -3,6 +3,7 @@ that a slow moment of the machine touches all of them alike."""
 
 from __future__ import annotations
 
+import gc
 import statistics
 from dataclasses import dataclass, field
 
@@ -56,7 +57,12 @@ def _calibrate(run: Runner, target_s: float) -> int:
 def measure(
     workload: str, impls: list[Impl], rounds: int, target_s: float, warmup: int = 2
 ) -> list[Series]:
-    """Set every implementation up, warm it (JIT, caches), then sample them interleaved."""
+    """Set every implementation up, warm it (JIT, caches), then sample them interleaved.
+
+    Python's garbage collector is left on, but what exists before sampling (modules, datasets,
+    models) is frozen out of its scans, and each sample starts after a collection: otherwise one
+    implementation's garbage (micrograd's graphs, say) is collected on another one's clock.
+    """
     runs, series = [], []
     for impl in impls:
         impl.before()
@@ -66,9 +72,15 @@ def measure(
             run()
         runs.append(run)
         series.append(Series(impl.name, _calibrate(run, target_s), loss=loss))
-    for r in range(rounds):
-        for k in range(len(impls)):
-            i = (k + r) % len(impls)
-            impls[i].before()
-            series[i].add(_sample(runs[i], series[i].inner))
+    gc.collect()
+    gc.freeze()
+    try:
+        for r in range(rounds):
+            for k in range(len(impls)):
+                i = (k + r) % len(impls)
+                impls[i].before()
+                gc.collect()
+                series[i].add(_sample(runs[i], series[i].inner))
+    finally:
+        gc.unfreeze()
     return series
