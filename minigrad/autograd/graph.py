@@ -39,18 +39,17 @@ class SavedTensor:
         "_version",
         "_node_ref",
         "_output_nr",
-        "_requires_grad",
     )
 
     def __init__(self, tensor: Tensor, is_output: bool) -> None:
         self._counter = tensor._version_counter
         self._version = self._counter.value
         if is_output:
+            node = tensor._grad_fn  # an output is saved before anything can make it a view
             self._tensor = None
             self._data = tensor._data
-            self._node_ref = weakref.ref(tensor.grad_fn) if tensor.grad_fn is not None else None
+            self._node_ref = weakref.ref(node) if node is not None else None
             self._output_nr = tensor._output_nr
-            self._requires_grad = tensor.requires_grad
         else:
             self._tensor = tensor
 
@@ -164,11 +163,10 @@ class Node:
         if self._saved is None:
             self._saved = {}
         for key, t in tensors.items():
-            if t is None:
-                self._saved[key] = None
-            elif isinstance(t, Tensor):
+            if isinstance(t, Tensor):
                 t._check_savable()
-                self._saved[key] = SavedTensor(t, is_output=t.grad_fn is self)
+                # an output's grad_fn is this node, set just now: no stale view to regenerate
+                self._saved[key] = SavedTensor(t, is_output=t._grad_fn is self)
             else:
                 self._saved[key] = t
 

@@ -51,11 +51,13 @@ def operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], dtypes.dtype
     """Tensors for each operand, their arrays cast to the promoted dtype, and that dtype."""
     common = _common_dtype(values)
     if common is not None:  # the usual case, decided without the general promotion rules
-        tensors = [
-            v if isinstance(v, Tensor) else Tensor._wrap(np.asarray(v, dtype=common))
-            for v in values
-        ]
-        return tensors, [t._data for t in tensors], dtypes._BY_NUMPY[common]
+        tensors, arrays = [], []
+        for v in values:
+            if not isinstance(v, Tensor):
+                v = Tensor._wrap(np.asarray(v, dtype=common.np))
+            tensors.append(v)
+            arrays.append(v._data)
+        return tensors, arrays, common
     result = dtypes.promote(
         [(_priority(v), v.dtype if isinstance(v, Tensor) else _py_dtype(v)) for v in values]
     )
@@ -70,9 +72,10 @@ def operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], dtypes.dtype
     return tensors, arrays, result
 
 
-def _common_dtype(values: tuple) -> np.dtype | None:
-    """The one numpy dtype of all tensor operands when Python numbers cannot change it."""
+def _common_dtype(values: tuple) -> dtypes.dtype | None:
+    """The one dtype of all tensor operands when Python numbers cannot change it."""
     common = None
+    top = 0  # the highest category among the Python numbers
     for v in values:
         if isinstance(v, Tensor):
             d = v._data.dtype
@@ -80,15 +83,15 @@ def _common_dtype(values: tuple) -> np.dtype | None:
                 common = d
             elif d != common:
                 return None
-        elif type(v) not in _PY_CATEGORY:
-            return None
-    if common is None or common not in dtypes._BY_NUMPY:
+        else:
+            category = _PY_CATEGORY.get(type(v))
+            if category is None:
+                return None
+            top = max(top, category)
+    found = dtypes._BY_NUMPY.get(common) if common is not None else None
+    if found is None or top > found.category:
         return None
-    category = dtypes._BY_NUMPY[common].category
-    for v in values:
-        if not isinstance(v, Tensor) and _PY_CATEGORY[type(v)] > category:
-            return None
-    return common
+    return found
 
 
 def should_record(inputs: tuple) -> bool:
@@ -126,7 +129,8 @@ def record(
         node._save(save)
     if save_result:
         node._save({"result": out})
-    _announce(node, inputs, out)
+    if LISTENERS or anomaly._State.enabled:
+        _announce(node, inputs, out)
     return out
 
 
@@ -148,10 +152,15 @@ def record_many(
 
 def _new_node(node_cls: type[Node], inputs: tuple, attrs: dict) -> Node:
     node = node_cls()
-    node.next_functions = tuple(_edge_of(t) if t is not None else (None, 0) for t in inputs)
-    node._input_meta = tuple(
-        (t._data.shape, t._data.dtype) if t is not None else None for t in inputs
-    )
+    edges, metas = [], []
+    for t in inputs:
+        if t is None:
+            edges.append((None, 0))
+            metas.append(None)
+        else:
+            edges.append(_edge_of(t))
+            metas.append((t._data.shape, t._data.dtype))
+    node.next_functions, node._input_meta = tuple(edges), tuple(metas)
     if attrs:
         node.__dict__.update(attrs)
     return node

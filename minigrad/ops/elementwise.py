@@ -26,9 +26,15 @@ def _float_result(arrays: list[np.ndarray], dtype):
 def broadcast_operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], Any]:
     """`operands`, after checking that the shapes broadcast (PyTorch's error if not)."""
     tensors, arrays, dtype = operands(*values)
-    shapes = [x.shape for x in arrays if x.shape]  # 0-d operands broadcast with anything
-    if any(s != shapes[0] for s in shapes[1:]):
-        broadcast_shapes(*shapes)
+    first = None
+    for x in arrays:
+        if not x.shape:
+            continue  # 0-d operands broadcast with anything
+        if first is None:
+            first = x.shape
+        elif x.shape != first:
+            broadcast_shapes(*(x.shape for x in arrays))
+            break
     return tensors, arrays, dtype
 
 
@@ -160,8 +166,7 @@ def rsub(a: Any, b: Any) -> Tensor:
 
 def mul(a: Any, b: Any) -> Tensor:
     (ta, tb), (x, y), _ = broadcast_operands(a, b)
-    na, nb = _needs([ta, tb])
-    save = {"other": tb if na else None, "self": ta if nb else None}
+    save = {"other": tb if ta.requires_grad else None, "self": ta if tb.requires_grad else None}
     return record(MulBackward0, x * y, (ta, tb), save=save)
 
 
@@ -367,7 +372,10 @@ def relu(a: Tensor) -> Tensor:
     if a._data.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
     return record(
-        ReluBackward0, np.maximum(a._data, 0).astype(a._data.dtype), (a,), save_result=True
+        ReluBackward0,
+        np.maximum(a._data, 0).astype(a._data.dtype, copy=False),
+        (a,),
+        save_result=True,
     )
 
 
