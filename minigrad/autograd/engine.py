@@ -69,7 +69,14 @@ def reduced_dims(big: tuple, shape: tuple) -> tuple[int, ...]:
 def sum_to_array(g: np.ndarray, shape: tuple) -> np.ndarray:
     """Tensor.sum_to_size for a bare array."""
     dims = reduced_dims(np.shape(g), shape)
-    return np.sum(g, axis=dims, keepdims=True).reshape(shape) if dims else g
+    return np.add.reduce(g, axis=dims, keepdims=True).reshape(shape) if dims else g
+
+
+def _expandable(shape: tuple, to: tuple) -> bool:
+    try:
+        return np.broadcast_shapes(shape, to) == to
+    except ValueError:
+        return False
 
 
 def _validate(node: Node, outs: tuple, arrays: bool = False) -> list:
@@ -96,11 +103,7 @@ def _validate(node: Node, outs: tuple, arrays: bool = False) -> list:
         if data.shape == shape and data.dtype == np_dtype:
             continue  # the common case: nothing to check further
         if data.shape != shape:
-            try:
-                expandable = np.broadcast_shapes(shape, data.shape) == data.shape
-            except ValueError:
-                expandable = False
-            if not expandable:
+            if not arrays and not _expandable(shape, data.shape):  # array formulas are ours
                 raise RuntimeError(
                     f"Function {node.name()} returned an invalid gradient at index "
                     f"{i} - got {list(data.shape)} but expected shape compatible with "
@@ -118,19 +121,20 @@ def _validate(node: Node, outs: tuple, arrays: bool = False) -> list:
 def _discover(root_nodes: list[Node]) -> tuple[dict, list]:
     """Dependencies (edges pointing into each node) and every reachable node, iteratively."""
     deps: dict[Node, int] = {}
-    seen = set(root_nodes)
+    roots = set(root_nodes)
     order = list(root_nodes)
     stack = list(root_nodes)
     while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt, _ in stack.pop().next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                order.append(nxt)
-                stack.append(nxt)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                if nxt not in roots:
+                    order.append(nxt)
+                    stack.append(nxt)
     return deps, order
 
 
@@ -287,8 +291,6 @@ def _call_node(node: Node, grads: list, observed: bool, run=None) -> list:
     return outs
 
 
-
-
 def _hookless(node: Node) -> bool:
     """Nothing registered on this node (or its leaf) that wants to see its gradients."""
     if node._pre_hooks or node._post_hooks or node._tensor_hooks or node._retain_hooks:
@@ -302,10 +304,12 @@ def _hookless(node: Node) -> bool:
 def _apply_on_arrays(node: Node, grads: list) -> list:
     """Run a node on array gradients: its formula directly when it is written for arrays
     (ops/formula.py), else through Tensors. Returns arrays."""
-    if any(g is None for g in grads):
-        if all(g is None for g in grads):
-            return [None] * len(node.next_functions)
-        grads = node._materialize(grads, True)
+    for g in grads:
+        if g is None:
+            if all(g is None for g in grads):
+                return [None] * len(node.next_functions)
+            grads = node._materialize(grads, True)
+            break
     if node._array_formula:
         node._on_arrays = True
         try:
@@ -328,41 +332,49 @@ class _Pass:
         self.tie = itertools.count()
         self.buffers: dict[Node, list] = {}
 
-    def send(self, node: Node, slot: int, grad, source: Node | None) -> None:
-        """Add `grad` to `node`'s input buffer; the node is ready once all its edges have sent."""
-        if self.needed is not None and node not in self.needed:
-            return
-        observed = self.observed
-        if observed:  # a None gradient still counts down the target's dependencies
-            emit(
-                "edge",
-                source=source,
-                target=node,
-                slot=slot,
-                grad=_snap(grad),
-                remaining=self.deps[node] - 1,
-            )
-        buf = self.buffers.get(node)
+    def deliver(self, node: Node, slot: int, grad) -> None:
+        """Add `grad` (None still counts) to `node`'s input buffer; the node is ready once all
+        its edges have delivered."""
+        buffers = self.buffers
+        buf = buffers.get(node)
         if buf is None:
-            buf = self.buffers[node] = [None] * node._num_outputs
+            buf = buffers[node] = [None] * node._num_outputs
         if grad is not None:
             before = buf[slot]
             buf[slot] = grad if before is None else before + grad
-            if before is not None and observed:
-                emit(
-                    "buffer_sum",
-                    node=node,
-                    slot=slot,
-                    before=_snap(before),
-                    added=_snap(grad),
-                    after=_snap(buf[slot]),
-                )
-        left = self.deps[node] - 1
-        self.deps[node] = left
+        deps = self.deps
+        left = deps[node] - 1
+        deps[node] = left
         if left == 0:
             heapq.heappush(self.heap, (-node._seq_nr, next(self.tie), node))
-            if observed:
-                emit("ready", node=node, queue=[e[2] for e in sorted(self.heap)])
+
+    def send(self, node: Node, slot: int, grad, source: Node | None) -> None:
+        """`deliver`, skipping nodes `inputs` made unnecessary and telling observers."""
+        if self.needed is not None and node not in self.needed:
+            return
+        if not self.observed:
+            return self.deliver(node, slot, grad)
+        emit(
+            "edge",
+            source=source,
+            target=node,
+            slot=slot,
+            grad=_snap(grad),
+            remaining=self.deps[node] - 1,
+        )
+        before = self.buffers.get(node, [None] * node._num_outputs)[slot]
+        self.deliver(node, slot, grad)
+        if grad is not None and before is not None:
+            emit(
+                "buffer_sum",
+                node=node,
+                slot=slot,
+                before=_snap(before),
+                added=_snap(grad),
+                after=_snap(self.buffers[node][slot]),
+            )
+        if self.deps[node] == 0:
+            emit("ready", node=node, queue=[e[2] for e in sorted(self.heap)])
 
 
 def execute(
@@ -467,7 +479,7 @@ def execute(
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             for (node, slot), g in zip(root_edges, grads):
                 state.send(node, slot, _array(g) if arrays else g, None)
-            heap, buffers, send = state.heap, state.buffers, state.send
+            heap, buffers = state.heap, state.buffers
             while heap:
                 node = heapq.heappop(heap)[2]
                 grads_in = buffers.pop(node)
@@ -485,9 +497,14 @@ def execute(
                     freed = node._release_variables()
                     if freed and observed:
                         emit("freed", node=node, saved=freed)
+                if plain:
+                    for (nxt, nslot), g in zip(node.next_functions, outs):
+                        if nxt is not None:
+                            state.deliver(nxt, nslot, g)
+                    continue
                 for (nxt, nslot), g in zip(node.next_functions, outs):
                     if nxt is not None:
-                        send(nxt, nslot, g, node)
+                        state.send(nxt, nslot, g, node)
     finally:
         grad_mode._State.enabled = prev_mode
     if observed:

@@ -89,11 +89,9 @@ def _adopt(t: Tensor, result: Tensor) -> None:
 def apply_inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
     """Run `fn(t, *args)` and store the result in t, with PyTorch's autograd semantics."""
     _check(t)
-    tensors = (t,) + tuple(a for a in args if isinstance(a, Tensor))
-    if not should_record(tensors):
-        with grad_mode.no_grad():
-            result = fn(t, *args, **kwargs)
-        _write(t, result._data)
+    tensors = (t, *(a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)))
+    if not should_record(tensors):  # then `fn` records nothing either
+        _write(t, fn(t, *args, **kwargs)._data)
         return t
     if t._base is not None:
         return _inplace_on_view(t, fn, *args, **kwargs)
