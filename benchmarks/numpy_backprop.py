@@ -79,7 +79,7 @@ def _w3() -> Runner:
     batches = data.digits(images=True).batches()
 
     def conv_relu_pool(x, w, b):
-        h = k.conv2d_forward(x, w, 1, 1) + b.reshape(1, -1, 1, 1)
+        h = k.conv2d_forward(x, w, b, 1, 1)
         r = np.maximum(h, 0)
         p, idx = k.max_pool2d_forward(r, 2, 2, 0)
         return r, p, idx

@@ -74,7 +74,7 @@ def test_use_switches_and_rejects_unknown_names(backend: str) -> None:
 def test_float16_takes_the_numpy_path(backend: str) -> None:
     x = np.ones((1, 1, 4, 4), np.float16)
     w = np.ones((1, 1, 3, 3), np.float16)
-    out = kernels.conv2d_forward(x, w, 1, 0)
+    out = kernels.conv2d_forward(x, w, None, 1, 0)
     assert out.dtype == np.float16 and out[0, 0, 0, 0] == 9
 
 
@@ -98,6 +98,7 @@ CONV_SHAPES = [
     (1, 2, 6, 6, 3, 3, 2, 1),
     (2, 3, 5, 5, 2, 1, 1, 0),
     (4, 16, 4, 4, 32, 3, 1, 1),
+    (2, 3, 4, 4, 2, 2, 1, 2),  # padding as wide as the kernel: the general input gradient
 ]
 # (N, C, H, W, k, stride, pad)
 POOL_SHAPES = [
@@ -123,9 +124,11 @@ def test_conv_kernels_match_numpy(shape: tuple, dtype: str) -> None:
     rng = np.random.default_rng(sum(shape))
     x = rng.standard_normal((n, c, h, w)).astype(dtype)
     wt = rng.standard_normal((o, c, k, k)).astype(dtype)
-    out = numpy_ref.conv2d_forward(x, wt, s, p)
+    bias = rng.standard_normal(o).astype(dtype)
+    out = numpy_ref.conv2d_forward(x, wt, None, s, p)
     g = rng.standard_normal(out.shape).astype(dtype)
-    _close(jit.conv2d_forward(x, wt, s, p), out)
+    _close(jit.conv2d_forward(x, wt, None, s, p), out)
+    _close(jit.conv2d_forward(x, wt, bias, s, p), out + bias.reshape(1, -1, 1, 1))
     _close(
         jit.conv2d_input_grad(g, wt, x.shape, s, p),
         numpy_ref.conv2d_input_grad(g, wt, x.shape, s, p),

@@ -66,9 +66,11 @@ def _impl(dtype: np.dtype) -> ModuleType:
     return _module if dtype in _JIT_DTYPES else numpy_ref
 
 
-def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.ndarray:
-    """(N,C,H,W) * (O,C,kh,kw) -> (N,O,Ho,Wo), cross-correlation like torch.conv2d."""
-    return _impl(x.dtype).conv2d_forward(x, w, stride, pad)
+def conv2d_forward(
+    x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, stride: int, pad: int
+) -> np.ndarray:
+    """(N,C,H,W) * (O,C,kh,kw) + bias (O,) or None -> (N,O,Ho,Wo), like torch.conv2d."""
+    return _impl(x.dtype).conv2d_forward(x, w, bias, stride, pad)
 
 
 def conv2d_input_grad(

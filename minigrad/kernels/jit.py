@@ -19,13 +19,24 @@ from . import jit_conv, jit_loss, jit_pool  # noqa: E402  (after the cache direc
 _c = np.ascontiguousarray
 
 
-def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.ndarray:
-    return jit_conv.conv2d_forward(_c(x), _c(w), stride, pad)
+def _bias(bias: np.ndarray | None, size: int, dtype: np.dtype) -> np.ndarray:
+    return np.zeros(size, dtype) if bias is None else _c(bias, dtype)
+
+
+def conv2d_forward(
+    x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, stride: int, pad: int
+) -> np.ndarray:
+    wt = jit_conv.channels_last(_c(w))
+    return jit_conv.correlate(_c(x), wt, _bias(bias, w.shape[0], x.dtype), stride, pad)
 
 
 def conv2d_input_grad(
     g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int, pad: int
 ) -> np.ndarray:
+    o, c, kh, kw = w.shape
+    if stride == 1 and kh == kw and pad < kh:  # the faster forward loop, on turned weights
+        wt = jit_conv.flipped_channels_last(_c(w))
+        return jit_conv.correlate(_c(g), wt, _bias(None, c, g.dtype), 1, kh - 1 - pad)
     return jit_conv.conv2d_input_grad(_c(g), _c(w), tuple(x_shape), stride, pad)
 
 

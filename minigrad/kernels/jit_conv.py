@@ -17,7 +17,7 @@ FAST = {"reassoc", "contract", "nsz"}
 
 
 @njit(cache=True)
-def _channels_last(w):
+def channels_last(w):
     """(O,C,kh,kw) -> (C,kh,kw,O): the output channel becomes the contiguous axis."""
     o, c, kh, kw = w.shape
     out = np.empty((c, kh, kw, o), w.dtype)
@@ -26,6 +26,20 @@ def _channels_last(w):
             for i in range(kh):
                 for j in range(kw):
                     out[ci, i, j, oi] = w[oi, ci, i, j]
+    return out
+
+
+@njit(cache=True)
+def flipped_channels_last(w):
+    """(O,C,kh,kw) -> (O,kh,kw,C) turned by 180 degrees: with stride 1, the input gradient is
+    the output gradient correlated with these weights (padding kh - 1 - pad)."""
+    o, c, kh, kw = w.shape
+    out = np.empty((o, kh, kw, c), w.dtype)
+    for oi in range(o):
+        for ci in range(c):
+            for i in range(kh):
+                for j in range(kw):
+                    out[oi, kh - 1 - i, kw - 1 - j, ci] = w[oi, ci, i, j]
     return out
 
 
@@ -42,12 +56,12 @@ def _sample_channels_last(g, b):
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def conv2d_forward(x, w, stride, pad):
+def correlate(x, wt, bias, stride, pad):
+    """conv2d's forward with channels-last weights `wt` (C,kh,kw,O), plus a bias per O."""
     n, c, h, wd = x.shape
-    o, _, kh, kw = w.shape
+    _, kh, kw, o = wt.shape
     ho = (h + 2 * pad - kh) // stride + 1
     wo = (wd + 2 * pad - kw) // stride + 1
-    wt = _channels_last(w)
     out = np.empty((n, o, ho, wo), x.dtype)
     for b in prange(n):
         acc = np.zeros((ho, wo, o), x.dtype)
@@ -68,7 +82,7 @@ def conv2d_forward(x, w, stride, pad):
         for oi in range(o):
             for y in range(ho):
                 for xo in range(wo):
-                    out[b, oi, y, xo] = acc[y, xo, oi]
+                    out[b, oi, y, xo] = acc[y, xo, oi] + bias[oi]
     return out
 
 
@@ -77,7 +91,7 @@ def conv2d_input_grad(g, w, x_shape, stride, pad):
     n, c, h, wd = x_shape
     o, _, kh, kw = w.shape
     ho, wo = g.shape[2], g.shape[3]
-    wt = _channels_last(w)
+    wt = channels_last(w)
     gx = np.zeros((n, c, h, wd), g.dtype)
     for b in prange(n):
         gt = _sample_channels_last(g, b)

@@ -20,11 +20,17 @@ def _windows(x: np.ndarray, kh: int, kw: int, stride: int, pad: int, fill: float
 
 
 # --- convolution -------------------------------------------------------------------------
-def conv2d_forward(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.ndarray:
-    """(N,C,H,W) * (O,C,kh,kw) -> (N,O,Ho,Wo), cross-correlation like torch.conv2d."""
+def conv2d_forward(
+    x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, stride: int, pad: int
+) -> np.ndarray:
+    """(N,C,H,W) * (O,C,kh,kw) (+ bias (O,)) -> (N,O,Ho,Wo), cross-correlation like torch."""
     win = _windows(x, w.shape[2], w.shape[3], stride, pad)
-    out = np.tensordot(win, w, axes=([1, 4, 5], [1, 2, 3])).transpose(0, 3, 1, 2)
-    return np.ascontiguousarray(out)
+    out = np.ascontiguousarray(
+        np.tensordot(win, w, axes=([1, 4, 5], [1, 2, 3])).transpose(0, 3, 1, 2)
+    )
+    if bias is not None:
+        out += bias.reshape(1, -1, 1, 1)
+    return out
 
 
 def conv2d_input_grad(

@@ -50,7 +50,9 @@ class ConvolutionBackward0(Node):
         gw = conv2d_weight_grad(x, g, w.shape, s, p) if self.next_functions[1][0] else None
         gb = None
         if self.next_functions[2][0]:
-            gb = _formula((g,), lambda: kernels.conv2d_bias_grad(formula.data(g)), lambda: g.sum((0, 2, 3)))
+            gb = _formula(
+                (g,), lambda: kernels.conv2d_bias_grad(formula.data(g)), lambda: g.sum((0, 2, 3))
+            )
         return gx, gw, gb
 
 
@@ -78,25 +80,21 @@ class ConvWeightGrad(_ConvBackwardBackward):
 
 
 def conv2d_input_grad(g: Any, w: Any, x_shape: tuple, stride: int, pad: int) -> Any:
-    data = kernels.conv2d_input_grad(
-        formula.data(g), formula.data(w), tuple(x_shape), stride, pad
-    )
+    data = kernels.conv2d_input_grad(formula.data(g), formula.data(w), tuple(x_shape), stride, pad)
     return formula.result(
         ConvInputGrad, data, (g, w), save={"grad": g, "weight": w}, stride=stride, padding=pad
     )
 
 
 def conv2d_weight_grad(x: Any, g: Any, w_shape: tuple, stride: int, pad: int) -> Any:
-    data = kernels.conv2d_weight_grad(
-        formula.data(x), formula.data(g), tuple(w_shape), stride, pad
-    )
+    data = kernels.conv2d_weight_grad(formula.data(x), formula.data(g), tuple(w_shape), stride, pad)
     return formula.result(
         ConvWeightGrad, data, (x, g), save={"input": x, "grad": g}, stride=stride, padding=pad
     )
 
 
 def _conv(x: Tensor, w: Tensor, stride: int, pad: int) -> Tensor:
-    data = kernels.conv2d_forward(x._data, w._data, stride, pad)
+    data = kernels.conv2d_forward(x._data, w._data, None, stride, pad)
     return record(
         ConvolutionBackward0,
         data,
@@ -137,9 +135,7 @@ def conv2d(
         raise RuntimeError(
             f"Input type ({x.dtype}) and weight type ({weight.dtype}) should be the same"
         )
-    data = kernels.conv2d_forward(x._data, weight._data, s, p)
-    if bias is not None:
-        data += bias._data.reshape(1, -1, 1, 1)
+    data = kernels.conv2d_forward(x._data, weight._data, None if bias is None else bias._data, s, p)
     out = record(
         ConvolutionBackward0,
         data,
