@@ -1,4 +1,4 @@
-"""Compute kernels behind the nn ops, behind one switch.
+"""Compute kernels behind the nn ops and relu, behind one switch.
 
 Each kernel exists twice with the same signature: a plain-numpy reference (numpy_ref.py) and a
 numba version (jit.py). `MINIGRAD_KERNELS=numba|numpy` picks one when minigrad is imported
@@ -100,6 +100,16 @@ def max_pool2d_forward(x: np.ndarray, k: int, stride: int, pad: int):
 def max_pool2d_backward(g: np.ndarray, indices: np.ndarray, x_shape: tuple) -> np.ndarray:
     """Output gradients added back at the flat indices max_pool2d_forward returned."""
     return _impl(g.dtype).max_pool2d_backward(g, indices, x_shape)
+
+
+def relu_forward(x: np.ndarray) -> np.ndarray:
+    """max(x, 0), NaN kept."""
+    return _impl(x.dtype).relu_forward(x)
+
+
+def relu_backward(g: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """relu's input gradient from its output gradient g and its saved result."""
+    return _impl(g.dtype).relu_backward(g, result)
 
 
 def cross_entropy_forward(x: np.ndarray, target: np.ndarray, ignore_index: int):

@@ -14,7 +14,7 @@ from . import cache
 
 CACHE_DIR = cache.configure()
 
-from . import jit_conv, jit_loss, jit_pool  # noqa: E402  (after the cache directory is set)
+from . import jit_conv, jit_elementwise, jit_loss, jit_pool  # noqa: E402  (after the cache dir)
 
 _c = np.ascontiguousarray
 
@@ -57,6 +57,15 @@ def max_pool2d_forward(x: np.ndarray, k: int, stride: int, pad: int):
 
 def max_pool2d_backward(g: np.ndarray, indices: np.ndarray, x_shape: tuple) -> np.ndarray:
     return jit_pool.max_pool2d_backward(_c(g), _c(indices), tuple(x_shape))
+
+
+def relu_forward(x: np.ndarray) -> np.ndarray:
+    return jit_elementwise.relu_forward(_c(x).reshape(-1)).reshape(x.shape)
+
+
+def relu_backward(g: np.ndarray, result: np.ndarray) -> np.ndarray:
+    flat = jit_elementwise.relu_backward(_c(g).reshape(-1), _c(result, g.dtype).reshape(-1))
+    return flat.reshape(g.shape)
 
 
 def cross_entropy_forward(x: np.ndarray, target: np.ndarray, ignore_index: int):

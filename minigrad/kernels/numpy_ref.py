@@ -83,6 +83,17 @@ def max_pool2d_backward(g: np.ndarray, indices: np.ndarray, x_shape: tuple) -> n
     return out.astype(g.dtype, copy=False).reshape(x_shape)
 
 
+# --- relu --------------------------------------------------------------------------------
+def relu_forward(x: np.ndarray) -> np.ndarray:
+    """max(x, 0); NaN stays NaN."""
+    return np.maximum(x, 0).astype(x.dtype, copy=False)
+
+
+def relu_backward(g: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """g where relu's result is above 0 (or NaN, as torch's threshold_backward has it), else 0."""
+    return g * ~(result <= 0)
+
+
 # --- softmax + cross-entropy -------------------------------------------------------------
 def cross_entropy_forward(x: np.ndarray, target: np.ndarray, ignore_index: int):
     """log_softmax(x, 1) of (N,C) logits and each sample's loss -logp[n, target[n]] (0 where

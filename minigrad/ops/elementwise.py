@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, kernels
 from ..autograd.graph import Node
 from ..tensor import Tensor
 from . import formula
@@ -287,7 +287,14 @@ class ReluBackward0(Node):
     _array_formula = True
 
     def backward(self, g):
-        return (g * (formula.data(self.saved("result")) > 0),)
+        r = self.saved("result")
+        return (
+            formula.kernel_or_ops(
+                (g, r),
+                lambda: kernels.relu_backward(formula.data(g), formula.data(r)),
+                lambda: g * ~(r._data <= 0),  # NaN lets the gradient through, as in torch
+            ),
+        )
 
 
 class AbsBackward0(Node):
@@ -371,12 +378,7 @@ def sigmoid(a: Tensor) -> Tensor:
 def relu(a: Tensor) -> Tensor:
     if a._data.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
-    return record(
-        ReluBackward0,
-        np.maximum(a._data, 0).astype(a._data.dtype, copy=False),
-        (a,),
-        save_result=True,
-    )
+    return record(ReluBackward0, kernels.relu_forward(a._data), (a,), save_result=True)
 
 
 def abs(a: Tensor) -> Tensor:  # noqa: A001

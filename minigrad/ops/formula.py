@@ -10,18 +10,29 @@ these sets `_array_formula = True` (see autograd/graph.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..autograd.engine import sum_to_array
 from ..tensor import Tensor
-from ._record import record
+from ._record import record, should_record
 
 
 def data(x: Any) -> np.ndarray:
     """The numbers, whichever form `x` arrived in."""
     return x._data if isinstance(x, Tensor) else x
+
+
+def kernel_or_ops(
+    inputs: tuple, kernel: Callable[[], np.ndarray], ops: Callable[[], Tensor]
+) -> Any:
+    """A formula with a kernel: `ops` (Tensor ops, recorded) when create_graph builds a graph
+    through `inputs`, else one `kernel` call on the numbers (returned as an array on arrays)."""
+    if not isinstance(inputs[0], Tensor):
+        return kernel()
+    return ops() if should_record(inputs) else Tensor._wrap(kernel())
 
 
 def result(node_cls: type, out: np.ndarray, inputs: tuple, **kwargs: Any) -> Any:

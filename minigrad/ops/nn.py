@@ -4,12 +4,11 @@ conv2d's forward F(x, w), input-gradient Gx(g, w) and weight-gradient Gw(x, g) a
 derivatives, so double backward through a convolution works without any extra formulas.
 cross_entropy computes log_softmax and the per-sample losses in one kernel but records
 PyTorch's two nodes. Backward formulas that are not kernels run as one numpy/kernel call unless
-create_graph asks for a differentiable graph (`_formula`).
+create_graph asks for a differentiable graph (`formula.kernel_or_ops`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,7 +17,7 @@ from .. import kernels
 from ..autograd.graph import Node
 from ..tensor import Tensor
 from . import formula
-from ._record import record, should_record
+from ._record import record
 from .elementwise import div_scalar
 from .indexing import IndexPutBackward0Grad
 from .reduction import LogSoftmaxBackward0
@@ -32,14 +31,6 @@ def _pair(v: Any) -> int:
     return int(v)
 
 
-def _formula(inputs: tuple, kernel: Callable[[], np.ndarray], op: Callable[[], Tensor]) -> Any:
-    """A backward formula: `op` (Tensor ops, recorded) when create_graph builds a graph through
-    `inputs`, else one `kernel` call on the numbers (returned as an array on arrays)."""
-    if not isinstance(inputs[0], Tensor):
-        return kernel()
-    return op() if should_record(inputs) else Tensor._wrap(kernel())
-
-
 class ConvolutionBackward0(Node):
     _array_formula = True
 
@@ -50,7 +41,7 @@ class ConvolutionBackward0(Node):
         gw = conv2d_weight_grad(x, g, w.shape, s, p) if self.next_functions[1][0] else None
         gb = None
         if self.next_functions[2][0]:
-            gb = _formula(
+            gb = formula.kernel_or_ops(
                 (g,), lambda: kernels.conv2d_bias_grad(formula.data(g)), lambda: g.sum((0, 2, 3))
             )
         return gx, gw, gb
@@ -254,7 +245,9 @@ class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
             )
             return out.reshape(r.shape)
 
-        return (_formula((g, r), kernel, lambda: LogSoftmaxBackward0.backward(self, g)[0]),)
+        return (
+            formula.kernel_or_ops((g, r), kernel, lambda: LogSoftmaxBackward0.backward(self, g)[0]),
+        )
 
 
 def _class_targets(target: Tensor, shape: tuple, ignore_index: int) -> np.ndarray:
@@ -353,14 +346,14 @@ class MseLossBackward0(Node):
         x, t = self.saved("self"), self.saved("target")
         x_data, t_data = formula.data(x), formula.data(t)
         scale = 2 / x_data.size if self.reduction == "mean" else 2
-        grad = _formula(
+        grad = formula.kernel_or_ops(
             (x, t, g),
             lambda: (x_data - t_data) * (scale * formula.data(g)),
             lambda: (x - t) * scale * g,
         )
         if self.next_functions[1][0] is None:
             return grad, None
-        return grad, _formula((grad,), lambda: -formula.data(grad), lambda: -grad)
+        return grad, formula.kernel_or_ops((grad,), lambda: -formula.data(grad), lambda: -grad)
 
 
 def mse_loss(x: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
