@@ -20,6 +20,7 @@ from . import formula
 from ._record import record
 from .elementwise import div_scalar
 from .indexing import IndexPutBackward0Grad
+from .linalg import addmm
 from .reduction import LogSoftmaxBackward0
 
 
@@ -265,9 +266,10 @@ def _class_targets(target: Tensor, shape: tuple, ignore_index: int) -> np.ndarra
     if batch != n:
         raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({batch}).")
     t = t.reshape(n).astype(np.int64, copy=False)
-    bad = (t != ignore_index) & ((t < 0) | (t >= shape[-1]))
-    if bad.any():
-        raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    if t.size and (t.min() < 0 or t.max() >= shape[-1]):  # two reductions in the usual case
+        bad = (t != ignore_index) & ((t < 0) | (t >= shape[-1]))
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
     return t
 
 
@@ -277,10 +279,10 @@ def _nll(
     """Reduce per-sample losses (0 where ignored) and record NllLossBackward0 on logp."""
     dtype = logp._data.dtype
     valid = t != ignore_index
-    count = int(valid.sum())
+    count = np.count_nonzero(valid)
     if reduction == "mean":
         data = np.asarray(losses.sum() / count if count else np.nan, dtype=dtype)
-        scale = valid.astype(dtype) / (count if count else 1)
+        scale = valid * dtype.type(1 / (count if count else 1))
     elif reduction == "sum":
         data = np.asarray(losses.sum(), dtype=dtype)
         scale = valid.astype(dtype)
@@ -380,8 +382,6 @@ def mse_loss(x: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if x.ndim == 2 and bias is not None:
-        from .linalg import addmm
-
         return addmm(bias, x, weight.t())
     out = x.matmul(weight.t())
     return out + bias if bias is not None else out
