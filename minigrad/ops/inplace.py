@@ -89,7 +89,7 @@ def _adopt(t: Tensor, result: Tensor) -> None:
 def apply_inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
     """Run `fn(t, *args)` and store the result in t, with PyTorch's autograd semantics."""
     _check(t)
-    tensors = (t, *(a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)))
+    tensors = [a for a in (t, *args, *kwargs.values()) if isinstance(a, Tensor)]
     if not should_record(tensors):  # then `fn` records nothing either
         _write(t, fn(t, *args, **kwargs)._data)
         return t
