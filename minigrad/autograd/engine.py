@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -69,7 +70,10 @@ def reduced_dims(big: tuple, shape: tuple) -> tuple[int, ...]:
 def sum_to_array(g: np.ndarray, shape: tuple) -> np.ndarray:
     """Tensor.sum_to_size for a bare array."""
     dims = reduced_dims(np.shape(g), shape)
-    return np.add.reduce(g, axis=dims, keepdims=True).reshape(shape) if dims else g
+    if not dims:
+        return g
+    out = np.add.reduce(g, axis=dims)
+    return out if out.shape == shape else out.reshape(shape)
 
 
 def _expandable(shape: tuple, to: tuple) -> bool:
@@ -204,10 +208,22 @@ def _fn_name(fn) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
 
+# references to a gradient array nobody else holds: the engine's input buffer, the argument of
+# _accumulate_data, and getrefcount's own
+_UNSHARED = 3
+
+
 def _accumulate_data(var: Tensor, grad: np.ndarray) -> None:
-    """AccumulateGrad without create_graph: a fresh copy first, then in-place sums."""
+    """AccumulateGrad without create_graph. The first gradient becomes .grad: taken as it is
+    when nothing else can see it (PyTorch steals it too), else copied. Later ones add in place."""
     if var._grad is None:
-        var._grad = Tensor._wrap(np.array(grad, copy=True))
+        unshared = (
+            type(grad) is np.ndarray
+            and grad.base is None
+            and grad.flags.writeable
+            and sys.getrefcount(grad) <= _UNSHARED
+        )
+        var._grad = Tensor._wrap(grad if unshared else np.array(grad, copy=True))
     else:
         var._grad._data += grad
         var._grad._version_counter.value += 1
@@ -348,6 +364,16 @@ class _Pass:
         if left == 0:
             heapq.heappush(self.heap, (-node._seq_nr, next(self.tie), node))
 
+    def send_all(self, source: Node, grads: list, plain: bool) -> None:
+        """Each of `source`'s gradients along its edge (`deliver` straight away when `plain`)."""
+        for (node, slot), grad in zip(source.next_functions, grads):
+            if node is None:
+                continue
+            if plain:
+                self.deliver(node, slot, grad)
+            else:
+                self.send(node, slot, grad, source)
+
     def send(self, node: Node, slot: int, grad, source: Node | None) -> None:
         """`deliver`, skipping nodes `inputs` made unnecessary and telling observers."""
         if self.needed is not None and node not in self.needed:
@@ -482,29 +508,24 @@ def execute(
             heap, buffers = state.heap, state.buffers
             while heap:
                 node = heapq.heappop(heap)[2]
-                grads_in = buffers.pop(node)
                 if plain and _hookless(node):
                     if node._is_accumulate_grad:
+                        grads_in = buffers.pop(node)
                         if grads_in[0] is not None:
                             _accumulate_data(node.variable, grads_in[0])
                         continue
-                    outs = _apply_on_arrays(node, grads_in)
+                    outs = _apply_on_arrays(node, buffers.pop(node))
                 else:
-                    outs = run_instrumented(node, grads_in)
+                    outs = run_instrumented(node, buffers.pop(node))
                     if outs is None:
                         continue
                 if not retain_graph:
                     freed = node._release_variables()
                     if freed and observed:
                         emit("freed", node=node, saved=freed)
-                if plain:
-                    for (nxt, nslot), g in zip(node.next_functions, outs):
-                        if nxt is not None:
-                            state.deliver(nxt, nslot, g)
-                    continue
-                for (nxt, nslot), g in zip(node.next_functions, outs):
-                    if nxt is not None:
-                        state.send(nxt, nslot, g, node)
+                state.send_all(node, outs, plain)
+                # no reference to a gradient may linger here: see _accumulate_data
+                outs = grads_in = None
     finally:
         grad_mode._State.enabled = prev_mode
     if observed:

@@ -164,3 +164,34 @@ def test_graph_without_backward_has_no_cycles():
         assert all(r() is None for r in refs)
     finally:
         gc.enable()
+
+
+def test_a_first_gradient_is_taken_only_when_nothing_else_holds_it():
+    """AccumulateGrad keeps a fresh, unshared gradient array as .grad instead of copying it
+    (as PyTorch steals it); anything shared must still be copied."""
+    w = mg.randn(3, 4, requires_grad=True)
+    x = mg.randn(5, 3)
+    (x @ w).sum().backward()
+    first = w.grad._data
+    (x @ w).sum().backward()  # the second gradient adds into the same array, in place
+    assert w.grad._data is first
+    np.testing.assert_allclose(first, 2 * x._data.sum(0)[:, None] * np.ones((3, 4)), rtol=1e-6)
+
+    b, c = mg.randn(3, requires_grad=True), mg.randn(3, requires_grad=True)
+    (b + c).sum().backward()  # one array sent to both leaves
+    assert not np.shares_memory(b.grad._data, c.grad._data)
+    b.grad += 1
+    np.testing.assert_array_equal(c.grad._data, np.ones(3))
+
+    leaf = mg.randn(3, requires_grad=True)
+    seed = mg.ones(3)
+    leaf.backward(seed)  # the caller's gradient stays the caller's
+    assert not np.shares_memory(leaf.grad._data, seed._data)
+
+    a = mg.randn(3, requires_grad=True)
+    h = a * 1.0
+    kept = []
+    h.register_hook(lambda g: kept.append(g))
+    (h + 0).sum().backward()  # a hook saw the array on its way down
+    a.grad.zero_()
+    np.testing.assert_array_equal(kept[0]._data, np.ones(3))
