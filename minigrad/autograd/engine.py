@@ -522,7 +522,7 @@ def execute(
                 if not retain_graph:
                     freed = node._release_variables()
                     if freed and observed:
-                        emit("freed", node=node, saved=freed)
+                        emit("freed", node=node, saved=list(freed))
                 state.send_all(node, outs, plain)
                 # no reference to a gradient may linger here: see _accumulate_data
                 outs = grads_in = None

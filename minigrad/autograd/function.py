@@ -52,9 +52,9 @@ class BackwardCFunction(Node, FunctionCtx):
             return tuple(self.to_save)
         return tuple(s.unpack(self) if isinstance(s, SavedTensor) else s for s in self._saved_list)
 
-    def _release_variables(self) -> list:
+    def _release_variables(self) -> dict:
         if not self._saved_list or self._freed:
-            return []
+            return {}
         self._freed_shapes = {
             f"saved_tensors[{i}]": s.shape
             for i, s in enumerate(self._saved_list)
@@ -62,7 +62,7 @@ class BackwardCFunction(Node, FunctionCtx):
         }
         self._saved_list = [None] * len(self._saved_list)
         self._freed = True
-        return list(self._freed_shapes)
+        return self._freed_shapes
 
     def saved_tensor_slots(self) -> list:
         if self._freed:

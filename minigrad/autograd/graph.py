@@ -92,7 +92,7 @@ class SavedTensor:
 
     @property
     def shape(self) -> tuple:
-        return tuple(self._data.shape if self._tensor is None else self._tensor.shape)
+        return (self._data if self._tensor is None else self._tensor._data).shape
 
 
 class Node:
@@ -197,16 +197,15 @@ class Node:
             if isinstance(v, SavedTensor)
         ]
 
-    def _release_variables(self) -> list:
-        """Drop saved tensors (retain_graph=False); returns the names of what was freed."""
-        if not self._saved or self._freed:
-            return []
-        self._freed_shapes = {
-            k: v.shape for k, v in self._saved.items() if isinstance(v, SavedTensor)
-        }
-        self._saved = dict.fromkeys(self._saved)
+    def _release_variables(self) -> dict:
+        """Drop saved tensors (retain_graph=False); returns {name: shape} of what was freed."""
+        saved = self._saved
+        if not saved or self._freed:
+            return {}
+        self._freed_shapes = {k: v.shape for k, v in saved.items() if type(v) is SavedTensor}
+        self._saved = dict.fromkeys(saved)
         self._freed = True
-        return list(self._freed_shapes)
+        return self._freed_shapes
 
     # --- running ----------------------------------------------------------------------------
     def _materialize(self, grads: list, arrays: bool) -> list:

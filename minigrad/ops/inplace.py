@@ -120,7 +120,7 @@ class CopySlices(Node):
             base_grad = base_grad + scatter_flat(grads[0], self.flat_index, tuple(g.shape))
         return (base_grad,) + tuple(grads[1:])
 
-    def _release_variables(self) -> list:
+    def _release_variables(self) -> dict:
         freed = self.fn._release_variables()
         self._freed = self.fn._freed
         return freed
