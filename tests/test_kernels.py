@@ -158,6 +158,29 @@ def test_pool_kernels_match_numpy(shape: tuple, dtype: str) -> None:
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(5,), (64, 16, 2, 2)], ids=str)  # below/above the cut-over
+def test_relu_kernels_match_numpy(shape: tuple, dtype: str) -> None:
+    from minigrad.kernels import jit
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape).astype(dtype)
+    x.flat[:3] = [np.nan, 0.0, -0.0]
+    g = rng.standard_normal(shape).astype(dtype)
+    out = numpy_ref.relu_forward(x)
+    np.testing.assert_array_equal(jit.relu_forward(x), out)
+    np.testing.assert_array_equal(jit.relu_backward(g, out), numpy_ref.relu_backward(g, out))
+
+
+def test_relu_gradient_at_nan_and_zero_is_torchs(backend: str) -> None:
+    values = [float("nan"), 0.0, -1.0, 2.0] * 200  # long enough for the numba loop too
+    x = minigrad.tensor(values, requires_grad=True)
+    x.relu().sum().backward()
+    tx = torch.tensor(values, requires_grad=True)
+    tx.relu().sum().backward()
+    np.testing.assert_array_equal(x.grad._data, tx.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 def test_loss_kernels_match_numpy(dtype: str) -> None:
     from minigrad.kernels import jit
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from . import cache
+from . import cache, numpy_ref
 
 CACHE_DIR = cache.configure()
 
@@ -59,7 +59,14 @@ def max_pool2d_backward(g: np.ndarray, indices: np.ndarray, x_shape: tuple) -> n
     return jit_pool.max_pool2d_backward(_c(g), _c(indices), tuple(x_shape))
 
 
+# numpy's maximum wins below this many elements (measured: 0.8 against 1.0 us at 64, 1.3
+# against 1.1 us at 1024): the call costs more than the loop saves
+RELU_NUMPY_BELOW = 512
+
+
 def relu_forward(x: np.ndarray) -> np.ndarray:
+    if x.size < RELU_NUMPY_BELOW:
+        return numpy_ref.relu_forward(x)
     return jit_elementwise.relu_forward(_c(x).reshape(-1)).reshape(x.shape)
 
 
