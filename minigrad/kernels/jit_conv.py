@@ -148,15 +148,15 @@ def conv2d_weight_grad(x, g, w_shape, stride, pad, parts):
     return gw
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def conv2d_bias_grad(g):
+    """Each (sample, channel) plane summed as one contiguous run (vectorized), then per channel."""
     n, o, ho, wo = g.shape
+    planes = g.reshape(n * o, ho * wo)
     gb = np.zeros(o, g.dtype)
-    for b in range(n):
-        for oi in range(o):
-            s = g.dtype.type(0)
-            for y in range(ho):
-                for xo in range(wo):
-                    s += g[b, oi, y, xo]
-            gb[oi] += s
+    for r in range(n * o):
+        s = g.dtype.type(0)
+        for k in range(ho * wo):
+            s += planes[r, k]
+        gb[r % o] += s
     return gb
