@@ -1,6 +1,9 @@
 """The backward engine, shaped like PyTorch's: count dependencies, run ready nodes newest first.
 
-Every step is reported to observers (see observe.py) when someone listens.
+Without create_graph, gradients travel as bare numpy arrays and a node with no hooks runs its
+formula on them directly (the plain path); hooks, observers, anomaly mode and `inputs=` get
+the instrumented path, where every gradient is a Tensor. Every step is reported to observers
+(see observe.py) when someone listens.
 """
 
 from __future__ import annotations
@@ -114,9 +117,9 @@ def _validate(node: Node, outs: tuple, arrays: bool = False) -> list:
                     f"{list(shape)}"
                 )
             g = sum_to_array(g, shape) if arrays else g.sum_to_size(shape)
-        if g.dtype != np_dtype and arrays:
-            g = g.astype(np_dtype)
-        elif not arrays and g._data.dtype != np_dtype:
+        if arrays:
+            g = g.astype(np_dtype, copy=False)
+        elif g._data.dtype != np_dtype:
             g = g.to(from_numpy_dtype(np_dtype))
         fixed[i] = g
     return fixed
