@@ -12,7 +12,7 @@ from typing import Any
 from ..creation import tensor, zeros_like
 from ..ops.elementwise import where
 from ..tensor import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, add_scaled_
 
 __all__ = ["Adam", "AdamW"]
 
@@ -105,7 +105,7 @@ class Adam(Optimizer):
                 max_sq.copy_(where(exp_avg_sq > max_sq, exp_avg_sq, max_sq))
                 exp_avg_sq = max_sq
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-            p.add_(exp_avg / denom, alpha=-step_size)
+            add_scaled_(p, exp_avg / denom, -step_size)
 
 
 class AdamW(Adam):

@@ -14,12 +14,27 @@ from copy import deepcopy
 from itertools import chain
 from typing import Any
 
+import numpy as np
+
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 from ..utils._typename import typename
 from ..utils.grads import zero_grads
 
 __all__ = ["Optimizer", "required"]
+
+
+def add_scaled_(p: Tensor, update: Tensor, alpha: float) -> None:
+    """p.add_(update, alpha=alpha) under no_grad, as one numpy call when p and update agree in
+    shape and dtype (an optimizer's usual case): the same arithmetic, the same version bump,
+    without the in-place op's temporary copy."""
+    pd, ud = p._data, update._data
+    if pd.dtype == ud.dtype and pd.shape == ud.shape and type(alpha) in (int, float):
+        if not p._is_inference:
+            np.add(pd, ud * alpha, out=pd)
+            p._version_counter.value += 1
+            return
+    p.add_(update, alpha=alpha)
 
 
 class _RequiredParameter:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .optimizer import Optimizer
+from .optimizer import Optimizer, add_scaled_
 
 __all__ = ["SGD"]
 
@@ -64,4 +64,4 @@ class SGD(Optimizer):
                 else:
                     buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
                 grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-            p.add_(grad, alpha=-lr)
+            add_scaled_(p, grad, -lr)
