@@ -158,7 +158,7 @@ def test_pool_kernels_match_numpy(shape: tuple, dtype: str) -> None:
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape", [(5,), (64, 16, 2, 2)], ids=str)  # below/above the cut-over
+@pytest.mark.parametrize("shape", [(5,), (64, 16, 2, 2), (64, 16, 8, 8)], ids=str)  # 3 paths
 def test_relu_kernels_match_numpy(shape: tuple, dtype: str) -> None:
     from minigrad.kernels import jit
 

@@ -59,20 +59,25 @@ def max_pool2d_backward(g: np.ndarray, indices: np.ndarray, x_shape: tuple) -> n
     return jit_pool.max_pool2d_backward(_c(g), _c(indices), tuple(x_shape))
 
 
-# numpy's maximum wins below this many elements (measured: 0.8 against 1.0 us at 64, 1.3
-# against 1.1 us at 1024): the call costs more than the loop saves
+# relu's three paths by size. Below RELU_NUMPY_BELOW numpy's maximum wins (measured: 0.8
+# against 1.0 us at 64 elements, 1.3 against 1.1 us at 1024): the call costs more than the loop
+# saves. From RELU_THREADS_FROM on, threads pay for their launch (about 2 us).
 RELU_NUMPY_BELOW = 512
+RELU_THREADS_FROM = 32768
 
 
 def relu_forward(x: np.ndarray) -> np.ndarray:
     if x.size < RELU_NUMPY_BELOW:
         return numpy_ref.relu_forward(x)
-    return jit_elementwise.relu_forward(_c(x).reshape(-1)).reshape(x.shape)
+    big = x.size >= RELU_THREADS_FROM
+    kernel = jit_elementwise.relu_forward_threads if big else jit_elementwise.relu_forward
+    return kernel(_c(x).reshape(-1)).reshape(x.shape)
 
 
 def relu_backward(g: np.ndarray, result: np.ndarray) -> np.ndarray:
-    flat = jit_elementwise.relu_backward(_c(g).reshape(-1), _c(result, g.dtype).reshape(-1))
-    return flat.reshape(g.shape)
+    big = g.size >= RELU_THREADS_FROM
+    kernel = jit_elementwise.relu_backward_threads if big else jit_elementwise.relu_backward
+    return kernel(_c(g).reshape(-1), _c(result, g.dtype).reshape(-1)).reshape(g.shape)
 
 
 def cross_entropy_forward(x: np.ndarray, target: np.ndarray, ignore_index: int):
