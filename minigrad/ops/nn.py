@@ -296,7 +296,7 @@ def _nll(
         target=t,
         scale=scale,
         ignore_index=ignore_index,
-        self_sym_sizes=tuple(logp.shape),
+        self_sym_sizes=logp._data.shape,
     )
 
 
@@ -319,14 +319,19 @@ def nll_loss(
 def cross_entropy(
     x: Tensor, target: Tensor, reduction: str = "mean", ignore_index: int = -100
 ) -> Tensor:
-    if target.shape == x.shape and target.dtype.is_floating_point:
+    shape = x._data.shape
+    if target._data.shape == shape and target.dtype.is_floating_point:
         return _soft_cross_entropy(x, target, reduction)
     _check_classes(x)
     # log_softmax and the per-sample losses in one kernel, recorded as torch's two nodes
-    t = _class_targets(target, tuple(x.shape), ignore_index)
+    t = _class_targets(target, shape, ignore_index)
     logp_data, losses = kernels.cross_entropy_forward(x._data.reshape(len(t), -1), t, ignore_index)
     logp = record(
-        _LossLogSoftmaxBackward0, logp_data.reshape(x.shape), (x,), save_result=True, dim=x.ndim - 1
+        _LossLogSoftmaxBackward0,
+        logp_data.reshape(shape),
+        (x,),
+        save_result=True,
+        dim=len(shape) - 1,
     )
     return _nll(logp, losses, t, reduction, ignore_index)
 
