@@ -335,7 +335,7 @@ def _apply_on_arrays(node: Node, grads: list) -> list:
             outs = node.backward(*grads)
         finally:
             node._on_arrays = False
-        return _validate(node, outs if isinstance(outs, tuple) else (outs,), arrays=True)
+        return _validate(node, outs if isinstance(outs, tuple) else (outs,), True)
     outs = _validate(node, node.apply(tuple(_tensor(g) for g in grads)))
     return [_array(g) for g in outs]
 
@@ -366,16 +366,6 @@ class _Pass:
         deps[node] = left
         if left == 0:
             heapq.heappush(self.heap, (-node._seq_nr, next(self.tie), node))
-
-    def send_all(self, source: Node, grads: list, plain: bool) -> None:
-        """Each of `source`'s gradients along its edge (`deliver` straight away when `plain`)."""
-        for (node, slot), grad in zip(source.next_functions, grads):
-            if node is None:
-                continue
-            if plain:
-                self.deliver(node, slot, grad)
-            else:
-                self.send(node, slot, grad, source)
 
     def send(self, node: Node, slot: int, grad, source: Node | None) -> None:
         """`deliver`, skipping nodes `inputs` made unnecessary and telling observers."""
@@ -508,27 +498,34 @@ def execute(
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             for (node, slot), g in zip(root_edges, grads):
                 state.send(node, slot, _array(g) if arrays else g, None)
-            heap, buffers = state.heap, state.buffers
+            heap, take, pop, deliver = state.heap, state.buffers.pop, heapq.heappop, state.deliver
             while heap:
-                node = heapq.heappop(heap)[2]
+                node = pop(heap)[2]
                 if plain and _hookless(node):
                     if node._is_accumulate_grad:
-                        grads_in = buffers.pop(node)
+                        grads_in = take(node)
                         if grads_in[0] is not None:
                             _accumulate_data(node.variable, grads_in[0])
                         continue
-                    outs = _apply_on_arrays(node, buffers.pop(node))
+                    outs = _apply_on_arrays(node, take(node))
                 else:
-                    outs = run_instrumented(node, buffers.pop(node))
+                    outs = run_instrumented(node, take(node))
                     if outs is None:
                         continue
                 if not retain_graph:
                     freed = node._release_variables()
                     if freed and observed:
                         emit("freed", node=node, saved=list(freed))
-                state.send_all(node, outs, plain)
+                if plain:
+                    for (nxt, slot), g in zip(node.next_functions, outs):
+                        if nxt is not None:
+                            deliver(nxt, slot, g)
+                else:
+                    for (nxt, slot), g in zip(node.next_functions, outs):
+                        if nxt is not None:
+                            state.send(nxt, slot, g, node)
                 # no reference to a gradient may linger here: see _accumulate_data
-                outs = grads_in = None
+                outs = grads_in = g = None
     finally:
         grad_mode._State.enabled = prev_mode
     if observed:
