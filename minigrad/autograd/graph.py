@@ -210,10 +210,13 @@ class Node:
     # --- running ----------------------------------------------------------------------------
     def _materialize(self, grads: list, arrays: bool) -> list:
         """Zeros for outputs that received no gradient (multi-output nodes only)."""
-        zeros = [np.zeros(shape, dtype=dt) for shape, dt in self._out_meta]
-        return [
-            (z if arrays else Tensor._wrap(z)) if g is None else g for g, z in zip(grads, zeros)
-        ]
+        filled = []
+        for g, (shape, dt) in zip(grads, self._out_meta):
+            if g is None:
+                g = np.zeros(shape, dtype=dt)
+                g = g if arrays else Tensor._wrap(g)
+            filled.append(g)
+        return filled
 
     def backward(self, *grads: Tensor | None) -> tuple:  # pragma: no cover - overridden
         raise NotImplementedError
