@@ -429,9 +429,12 @@ def where(cond: Any, a: Any, b: Any) -> Tensor:
 
 
 class WhereBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         zero = g * 0
-        return where(self.cond, g, zero), where(self.cond, zero, g)
+        pick = where if isinstance(g, Tensor) else np.where
+        return pick(self.cond, g, zero), pick(self.cond, zero, g)
 
 
 def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
@@ -455,14 +458,22 @@ def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
     return record(MaskedFillBackward1, data, (a, value), mask=m)
 
 
+def _zero_where(g: Any, mask: np.ndarray) -> Any:
+    return masked_fill(g, mask, 0) if isinstance(g, Tensor) else np.where(mask, 0, g)
+
+
 class MaskedFillBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return (masked_fill(g, self.mask, 0),)
+        return (_zero_where(g, self.mask),)
 
 
 class MaskedFillBackward1(Node):
     """A 0-dim tensor value gets the sum of the gradient at the filled places."""
 
+    _array_formula = True
+
     def backward(self, g):
-        keep = masked_fill(g, self.mask, 0)
+        keep = _zero_where(g, self.mask)
         return keep, (g - keep).sum()

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..autograd.graph import Node
 from ..tensor import Tensor
+from . import formula
 from ._record import mark_view, record
 from .shape import unsqueeze, wrap_dim
 
@@ -28,15 +29,18 @@ def _is_advanced(k: Any) -> bool:
 class ScatterBackward(Node):
     """Backward of scatter_into_zeros: read the gradient back at the same positions."""
 
+    _array_formula = True
+
     def backward(self, g):
         return (g[self.key],)
 
 
-def scatter_into_zeros(g: Tensor, shape: tuple, key: Any) -> Tensor:
-    """A zero tensor of `shape` with g added at `key` (repeats add up): indexing's backward."""
-    data = np.zeros(shape, dtype=g._data.dtype)
-    np.add.at(data, key, g._data)
-    return record(IndexPutBackward0Grad, data, (g,), key=key)
+def scatter_into_zeros(g: Any, shape: tuple, key: Any) -> Any:
+    """Zeros of `shape` with g added at `key` (repeats add up): indexing's backward."""
+    g_data = formula.data(g)
+    data = np.zeros(shape, dtype=g_data.dtype)
+    np.add.at(data, key, g_data)
+    return formula.result(IndexPutBackward0Grad, data, (g,), key=key)
 
 
 class IndexPutBackward0Grad(ScatterBackward):
@@ -44,6 +48,8 @@ class IndexPutBackward0Grad(ScatterBackward):
 
 
 class SelectBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (scatter_into_zeros(g, self.self_sym_sizes, self.key),)
 
@@ -57,6 +63,8 @@ class IndexBackward0(SelectBackward0):
 
 
 class AliasBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (g,)
 
@@ -207,6 +215,8 @@ def _gather(a: Tensor, advanced: dict[int, np.ndarray]) -> Tensor:
 
 
 class IndexPutBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         keep = np.ones(g.shape, dtype=bool)
         keep[self.key] = False

@@ -121,9 +121,11 @@ MinMax = namedtuple("MinMax", ["values", "indices"])
 class _EvenlyDistribute(Node):
     """Full max()/min(): ties share the gradient evenly (PyTorch's evenly_distribute_backward)."""
 
+    _array_formula = True
+
     def backward(self, g):
         mask = self.mask
-        return (g * (mask / mask.sum()).astype(g._data.dtype),)
+        return (g * (mask / mask.sum()).astype(formula.data(g).dtype),)
 
 
 class MaxBackward1(_EvenlyDistribute):
@@ -137,13 +139,15 @@ class MinBackward1(_EvenlyDistribute):
 class _IndexedReduce(Node):
     """max/min along a dim: the gradient goes to the selected index of each slice."""
 
+    _array_formula = True
+
     def backward(self, g):
         from .indexing import scatter_into_zeros
 
         if not self.shape:
             return (g,)
         if not self.keepdim:
-            g = g.unsqueeze(self.dim)
+            g = formula.unsqueeze(g, self.dim)
         idx = np.expand_dims(self.indices, self.dim) if not self.keepdim else self.indices
         key = tuple(
             idx

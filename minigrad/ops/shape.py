@@ -345,8 +345,12 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
 
 
 class StackBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
-        return tuple(g.select(self.dim, i) for i in range(self.count))
+        if isinstance(g, Tensor):
+            return tuple(g.select(self.dim, i) for i in range(self.count))
+        return tuple(np.take(g, i, axis=self.dim) for i in range(self.count))
 
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:

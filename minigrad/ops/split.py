@@ -13,10 +13,14 @@ from ._record import mark_view, record_many
 
 
 class SplitBackward0(Node):
+    _array_formula = True
+
     def backward(self, *grads):
         from .shape import cat
 
-        return (cat(list(grads), self.dim),)
+        if isinstance(grads[0], Tensor):
+            return (cat(list(grads), self.dim),)
+        return (np.concatenate(grads, axis=self.dim),)
 
 
 class SplitWithSizesBackward0(SplitBackward0):
@@ -24,10 +28,14 @@ class SplitWithSizesBackward0(SplitBackward0):
 
 
 class UnbindBackward0(Node):
+    _array_formula = True
+
     def backward(self, *grads):
         from .shape import stack
 
-        return (stack(list(grads), self.dim),)
+        if isinstance(grads[0], Tensor):
+            return (stack(list(grads), self.dim),)
+        return (np.stack(grads, axis=self.dim),)
 
 
 def _views(a: Tensor, outs: list[Tensor], keys: list[tuple]) -> tuple[Tensor, ...]:
