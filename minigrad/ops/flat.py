@@ -5,31 +5,40 @@ Views written in place use them to move gradients between a view and its base.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..autograd.graph import Node
-from ..tensor import Tensor
-from ._record import record
+from . import formula
 
 
 class ScatterFlatBackward(Node):
+    _array_formula = True
+
     def backward(self, h):
         return (gather_flat(h, self.indices),)
 
 
 class GatherFlatBackward(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (scatter_flat(g, self.indices, self.self_sym_sizes),)
 
 
-def scatter_flat(g: Tensor, indices: np.ndarray, shape: tuple) -> Tensor:
+def scatter_flat(g: Any, indices: np.ndarray, shape: tuple) -> Any:
     """Zeros of `shape` with g added at the flat positions `indices` (g.shape == indices.shape)."""
-    data = np.zeros(int(np.prod(shape)), dtype=g._data.dtype)
-    np.add.at(data, indices.ravel(), g._data.ravel())
-    return record(ScatterFlatBackward, data.reshape(shape), (g,), indices=indices)
+    g_data = formula.data(g)
+    data = np.zeros(int(np.prod(shape)), dtype=g_data.dtype)
+    np.add.at(data, indices.ravel(), np.ravel(g_data))
+    return formula.result(ScatterFlatBackward, data.reshape(shape), (g,), indices=indices)
 
 
-def gather_flat(h: Tensor, indices: np.ndarray) -> Tensor:
+def gather_flat(h: Any, indices: np.ndarray) -> Any:
     """h's elements at the flat positions `indices`, shaped like `indices`."""
-    data = h._data.reshape(-1)[indices]
-    return record(GatherFlatBackward, data, (h,), indices=indices, self_sym_sizes=tuple(h.shape))
+    h_data = formula.data(h)
+    data = np.reshape(h_data, -1)[indices]
+    return formula.result(
+        GatherFlatBackward, data, (h,), indices=indices, self_sym_sizes=np.shape(h_data)
+    )

@@ -129,6 +129,8 @@ class CopySlices(Node):
 class AsStridedBackward0(Node):
     """A written view's new history: a window into its base's new history."""
 
+    _array_formula = True
+
     def backward(self, g):
         return (scatter_flat(g, self.flat_index, self.base_shape),)
 
@@ -180,6 +182,8 @@ def fill(t: Tensor, value: Any) -> Tensor:
 
 
 class FillBackward0(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (g * 0,)
 
@@ -193,6 +197,8 @@ def zero(t: Tensor) -> Tensor:
 
 
 class CopyBackwards(Node):
+    _array_formula = True
+
     def name(self) -> str:
         return "torch::autograd::CopyBackwards"  # PyTorch's C++ name
 

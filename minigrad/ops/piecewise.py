@@ -11,6 +11,8 @@ from ._record import record
 
 
 class _ZeroGradient(Node):
+    _array_formula = True
+
     def backward(self, g):
         return (g * 0,)
 
