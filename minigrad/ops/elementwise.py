@@ -292,9 +292,30 @@ class ReluBackward0(Node):
             formula.kernel_or_ops(
                 (g, r),
                 lambda: kernels.relu_backward(formula.data(g), formula.data(r)),
-                lambda: g * ~(r._data <= 0),  # NaN lets the gradient through, as in torch
+                lambda: threshold_backward(g, r),
             ),
         )
+
+
+class ThresholdBackwardBackward0(Node):
+    """relu's gradient recorded as an op (create_graph), as PyTorch records threshold_backward:
+    linear in the incoming gradient, flat (zero gradient) in the saved result."""
+
+    _array_formula = True
+
+    def backward(self, gg):
+        r = self.saved("self")
+        zeros = np.zeros_like(formula.data(gg))
+        if isinstance(gg, Tensor):
+            return threshold_backward(gg, r), Tensor._wrap(zeros)
+        return kernels.relu_backward(gg, r), zeros
+
+
+def threshold_backward(g: Tensor, result: Tensor) -> Tensor:
+    """g where relu's result is above 0 (or NaN, as in torch), else 0; recorded on (g, result)."""
+    data = kernels.relu_backward(g._data, result._data)
+    save = {"self": result, "threshold": 0}
+    return record(ThresholdBackwardBackward0, data, (g, result), save=save)
 
 
 class AbsBackward0(Node):

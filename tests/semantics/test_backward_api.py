@@ -131,6 +131,21 @@ def snip_higher_order(torch, out):
     out("grad of grad", gg)
 
 
+def snip_relu_gradient_is_an_op(torch, out):
+    x = torch.tensor([1.0, -1.0, 0.0, float("nan")], requires_grad=True)
+    y = x.relu()
+    (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    fn = g.grad_fn
+    out("gradient", (g, g.requires_grad, fn.name(), fn._saved_threshold))
+    out("edges", [None if n is None else n.name() for n, _ in fn.next_functions])
+    g.sum().backward()
+    out("flat in the result", x.grad)
+    x2 = torch.tensor([1.0, -1.0, 2.0], requires_grad=True)
+    r = x2.relu()
+    (g2,) = torch.autograd.grad((r * r).sum(), x2, create_graph=True)
+    out("second order", (g2, torch.autograd.grad(g2.sum(), x2)))
+
+
 def snip_functional(torch, out):
     F = torch.autograd.functional  # noqa: N806
 
