@@ -1,5 +1,6 @@
-"""Elementwise ops. Backward formulas are written with Tensor ops, so create_graph just works;
-broadcast gradients are reduced to each input's shape by the engine (validate_outputs)."""
+"""Elementwise ops. Backward formulas are written with formula.py's vocabulary, so they run on
+arrays in a plain backward and on Tensors (recorded) under create_graph; broadcast gradients are
+reduced to each input's shape by the engine (validate_outputs)."""
 
 from __future__ import annotations
 
