@@ -164,7 +164,8 @@ class Node:
             self._saved = {}
         for key, t in tensors.items():
             if isinstance(t, Tensor):
-                t._check_savable()
+                if t._is_inference:
+                    t._check_savable()
                 # an output's grad_fn is this node, set just now: no stale view to regenerate
                 self._saved[key] = SavedTensor(t, is_output=t._grad_fn is self)
             else:
