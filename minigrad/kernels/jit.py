@@ -23,10 +23,15 @@ def _bias(bias: np.ndarray | None, size: int, dtype: np.dtype) -> np.ndarray:
     return np.zeros(size, dtype) if bias is None else _c(bias, dtype)
 
 
+def _channels_last(w: np.ndarray) -> np.ndarray:
+    """(O,C,kh,kw) -> (C,kh,kw,O): the kernels' inner loop runs along the output channels."""
+    return np.ascontiguousarray(w.transpose(1, 2, 3, 0))
+
+
 def conv2d_forward(
     x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, stride: int, pad: int
 ) -> np.ndarray:
-    wt = jit_conv.channels_last(_c(w))
+    wt = _channels_last(w)
     return jit_conv.correlate(_c(x), wt, _bias(bias, w.shape[0], x.dtype), stride, pad)
 
 
@@ -34,10 +39,12 @@ def conv2d_input_grad(
     g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int, pad: int
 ) -> np.ndarray:
     o, c, kh, kw = w.shape
-    if stride == 1 and kh == kw and pad < kh:  # the faster forward loop, on turned weights
-        wt = jit_conv.flipped_channels_last(_c(w))
-        return jit_conv.correlate(_c(g), wt, _bias(None, c, g.dtype), 1, kh - 1 - pad)
-    return jit_conv.conv2d_input_grad(_c(g), _c(w), tuple(x_shape), stride, pad)
+    if stride == 1 and kh == kw and pad < kh:
+        # the faster forward loop: g correlated with the weights turned by 180 degrees, input
+        # and output channels swapped, padded by kh - 1 - pad
+        turned = _channels_last(w.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1])
+        return jit_conv.correlate(_c(g), turned, _bias(None, c, g.dtype), 1, kh - 1 - pad)
+    return jit_conv.conv2d_input_grad(_c(g), _channels_last(w), tuple(x_shape), stride, pad)
 
 
 def conv2d_weight_grad(

@@ -17,33 +17,6 @@ FAST = {"reassoc", "contract", "nsz"}
 
 
 @njit(cache=True)
-def channels_last(w):
-    """(O,C,kh,kw) -> (C,kh,kw,O): the output channel becomes the contiguous axis."""
-    o, c, kh, kw = w.shape
-    out = np.empty((c, kh, kw, o), w.dtype)
-    for oi in range(o):
-        for ci in range(c):
-            for i in range(kh):
-                for j in range(kw):
-                    out[ci, i, j, oi] = w[oi, ci, i, j]
-    return out
-
-
-@njit(cache=True)
-def flipped_channels_last(w):
-    """(O,C,kh,kw) -> (O,kh,kw,C) turned by 180 degrees: with stride 1, the input gradient is
-    the output gradient correlated with these weights (padding kh - 1 - pad)."""
-    o, c, kh, kw = w.shape
-    out = np.empty((o, kh, kw, c), w.dtype)
-    for oi in range(o):
-        for ci in range(c):
-            for i in range(kh):
-                for j in range(kw):
-                    out[oi, kh - 1 - i, kw - 1 - j, ci] = w[oi, ci, i, j]
-    return out
-
-
-@njit(cache=True)
 def _sample_channels_last(g, b):
     """g[b] (O,Ho,Wo) -> (Ho,Wo,O)."""
     o, ho, wo = g.shape[1], g.shape[2], g.shape[3]
@@ -87,11 +60,11 @@ def correlate(x, wt, bias, stride, pad):
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def conv2d_input_grad(g, w, x_shape, stride, pad):
+def conv2d_input_grad(g, wt, x_shape, stride, pad):
+    """Any stride, with channels-last weights `wt` (C,kh,kw,O)."""
     n, c, h, wd = x_shape
-    o, _, kh, kw = w.shape
+    _, kh, kw, o = wt.shape
     ho, wo = g.shape[2], g.shape[3]
-    wt = channels_last(w)
     gx = np.zeros((n, c, h, wd), g.dtype)
     for b in prange(n):
         gt = _sample_channels_last(g, b)
