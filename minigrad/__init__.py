@@ -2,11 +2,27 @@
 
 # ruff: noqa: F401 - this module re-exports the public names
 
+import importlib
+
+import numpy as _np
+
 from . import autograd
 from . import ops as _ops  # binds the Tensor methods and operators
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
-from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
-from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
+from .core.anomaly import is_anomaly_enabled, set_detect_anomaly
+from .core.dtypes import bool_ as bool  # noqa: A004 - torch.bool
+from .core.dtypes import (
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int32,
+    int64,
+    set_default_dtype,
+)
+from .core.grad_mode import is_grad_enabled, is_inference_mode_enabled
+from .core.tensor import Size, Tensor
 from .creation import (
     arange,
     as_tensor,
@@ -29,17 +45,6 @@ from .creation import (
     zeros,
     zeros_like,
 )
-from .dtypes import bool_ as bool  # noqa: A004 - torch.bool
-from .dtypes import (
-    dtype,
-    float16,
-    float32,
-    float64,
-    get_default_dtype,
-    int32,
-    int64,
-    set_default_dtype,
-)
 from .ops import elementwise as _ew
 from .ops import indexing as _ix
 from .ops import linalg as _la
@@ -47,7 +52,6 @@ from .ops import piecewise as _pw
 from .ops import reduction as _red
 from .ops import shape as _sh
 from .ops import split as _split
-from .tensor import Size, Tensor
 
 float = float32  # noqa: A001
 double = float64
@@ -101,13 +105,11 @@ def isfinite(t: Tensor) -> Tensor:  # noqa: D103
 
 
 def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:  # noqa: D103
-    import numpy as _np
 
     return _np.allclose(a._data, b._data, rtol=rtol, atol=atol)  # a Python bool
 
 
 def equal(a: Tensor, b: Tensor) -> bool:  # noqa: D103
-    import numpy as _np
 
     return a.shape == b.shape and _np.array_equal(a._data, b._data)
 
@@ -118,7 +120,5 @@ __version__ = "0.1.0"
 def __getattr__(name: str):
     # nn, optim and utils load on first use: `import minigrad` stays light.
     if name in ("nn", "optim", "utils"):
-        import importlib
-
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'minigrad' has no attribute '{name}'")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
-from . import dtypes
-from .tensor import Tensor
+from .core import dtypes
+from .core.tensor import Tensor
 
 
 class _Generator:
@@ -82,8 +83,6 @@ def tensor(
     data: Any, dtype: dtypes.dtype | None = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     if isinstance(data, Tensor):
-        import warnings
-
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use "
             "sourceTensor.detach().clone() or "

@@ -1,20 +1,26 @@
-"""minigrad.autograd: the engine and its public API, named as in torch.autograd."""
+"""minigrad.autograd: the engine and its public API, named as in torch.autograd.
 
-from . import functional, graph, observe
-from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
-from .api import backward, grad
+The floor below (minigrad/core) says what tensors and nodes are; this package runs them
+backward. `Tensor.backward` needs the engine, so it is attached here.
+"""
+
+import warnings
+
+from ..core import observe
+from ..core.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from ..core.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+from ..core.observe import record_steps
+from ..core.tensor import Tensor
+from . import functional, graph
+from .api import backward, grad, tensor_backward
 from .function import Function, FunctionCtx, once_differentiable
-from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .gradcheck import gradcheck, gradgradcheck
-from .observe import record_steps
+
+Tensor.backward = tensor_backward
 
 
 def Variable(data, requires_grad: bool = False, volatile: bool = False):  # noqa: N802
     """Deprecated alias kept for old code: returns a plain Tensor, as PyTorch does."""
-    import warnings
-
-    from ..tensor import Tensor
-
     if volatile:
         warnings.warn(
             "volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2

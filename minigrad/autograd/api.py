@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.tensor import Tensor
 from . import engine
 
 CREATE_GRAPH_WARNING = (
@@ -21,8 +22,6 @@ _warned = {"create_graph": False}
 
 
 def _as_tuple(x: Any) -> tuple:
-    from ..tensor import Tensor
-
     if x is None:
         return ()
     if isinstance(x, Tensor):
@@ -31,8 +30,6 @@ def _as_tuple(x: Any) -> tuple:
 
 
 def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) -> list:
-    from ..tensor import Tensor
-
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -113,7 +110,6 @@ def grad(
     materialize_grads: bool = False,
 ) -> tuple:
     """Return d(outputs)/d(inputs) without touching any .grad."""
-    from ..tensor import Tensor
 
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
@@ -150,3 +146,14 @@ def grad(
             g = g.detach()
         final.append(g)
     return tuple(final)
+
+
+def tensor_backward(
+    self: Tensor,
+    gradient: Tensor | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """Tensor.backward: `autograd.backward` from this tensor (attached in autograd/__init__)."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from . import grad_mode
-from .engine import _edge_of
-from .graph import Node, SavedTensor
+from ..core import grad_mode
+from ..core.node import Node
+from ..core.saved import FREED_MESSAGE, SavedTensor
+from ..core.tensor import Tensor
+from ..ops._record import announce, connect
 
 
 class FunctionCtx:
@@ -29,6 +32,7 @@ class BackwardCFunction(Node, FunctionCtx):
     """The node a custom Function leaves in the graph (named `<Function>Backward`)."""
 
     _forward_cls: type = None  # set per Function subclass
+    runs_on_arrays = False  # the user's backward is written for Tensors
 
     def __init__(self) -> None:
         Node.__init__(self)
@@ -44,8 +48,6 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self) -> tuple:
-        from .graph import FREED_MESSAGE
-
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         if self._saved_list is None:
@@ -130,9 +132,6 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        from ..tensor import Tensor
-        from .observe import LISTENERS, emit
-
         node = cls._backward_cls()
         tensor_args = [a if isinstance(a, Tensor) else None for a in args]
         node.needs_input_grad = tuple(bool(t is not None and t.requires_grad) for t in tensor_args)
@@ -144,10 +143,7 @@ class Function(metaclass=FunctionMeta):
 
         if differentiable:  # edges first: a dirty input is about to be rebased onto this node
             node._arg_is_tensor = tuple(t is not None for t in tensor_args)
-            node.next_functions = tuple(_edge_of(t) for t in tensor_args if t is not None)
-            node._input_meta = tuple(
-                (t._data.shape, t._data.dtype) for t in tensor_args if t is not None
-            )
+            connect(node, tuple(t for t in tensor_args if t is not None))
         dirty = {id(t) for t in node.dirty_tensors}
         returned = {id(o) for o in outputs if isinstance(o, Tensor)}
         if dirty - returned:
@@ -189,21 +185,13 @@ class Function(metaclass=FunctionMeta):
             out_ids = {id(o): w for o, w in zip(outputs, wrapped) if isinstance(o, Tensor)}
             node._saved_list = [_save(node, t, out_ids) for t in node.to_save]
             node.to_save = ()
-            if LISTENERS:
-                emit(
-                    "node_created",
-                    node=node,
-                    name=node.name(),
-                    inputs=tensor_args,
-                    output=wrapped[0],
-                    shape=tuple(getattr(wrapped[0], "shape", ())),
-                )
+            first = next((w for w in wrapped if isinstance(w, Tensor)), None)
+            if first is not None:
+                announce(node, tuple(tensor_args), first)
         return wrapped[0] if single else tuple(wrapped)
 
 
 def _save(node: Node, t: Any, out_ids: dict) -> Any:
-    from ..tensor import Tensor
-
     if t is None:
         return None
     if not isinstance(t, Tensor):
@@ -218,7 +206,6 @@ def _save(node: Node, t: Any, out_ids: dict) -> Any:
 
 def once_differentiable(fn):
     """Run backward without recording, as PyTorch's decorator does."""
-    import functools
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):

@@ -7,13 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from . import grad_mode
+from ..core import grad_mode
+from ..core.tensor import Tensor
+from ..creation import zeros_like
+from ..ops.shape import stack
 from .api import grad as autograd_grad
 
 
 def _as_tuple(x: Any) -> tuple[tuple, bool]:
-    from ..tensor import Tensor
-
     if isinstance(x, Tensor):
         return (x,), False
     return tuple(x), True
@@ -28,8 +29,6 @@ def _prepare(inputs: tuple, create_graph: bool) -> tuple:
 
 
 def _zeros(like) -> Any:
-    from ..tensor import Tensor
-
     return Tensor._wrap(np.zeros(like.shape, dtype=like._data.dtype))
 
 
@@ -69,7 +68,6 @@ def jacobian(
     strategy: str = "reverse-mode",
 ) -> Any:
     """J[i][j] = d outputs[i] / d inputs[j], shaped output.shape + input.shape."""
-    from ..ops.shape import stack
 
     xs, is_tuple = _as_tuple(inputs)
     with grad_mode.enable_grad():
@@ -118,7 +116,6 @@ def jvp(
     func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
 ) -> tuple:
     """(func(inputs), J v), by the double-vjp trick."""
-    from ..creation import zeros_like
 
     xs, is_tuple = _as_tuple(inputs)
     vs = _as_tuple(v)[0] if v is not None else None

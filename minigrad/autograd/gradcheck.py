@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from . import grad_mode
+from ..core import grad_mode
+from ..core.tensor import Tensor
 from .api import grad as autograd_grad
 
 
@@ -17,14 +18,10 @@ class GradcheckError(RuntimeError):
 
 
 def _tuple(x: Any) -> tuple:
-    from ..tensor import Tensor
-
     return (x,) if isinstance(x, Tensor) else tuple(x)
 
 
 def _outputs(fn: Callable, inputs: tuple) -> tuple:
-    from ..tensor import Tensor
-
     return tuple(o for o in _tuple(fn(*inputs)) if isinstance(o, Tensor))
 
 
@@ -48,8 +45,6 @@ def _numerical(fn: Callable, inputs: tuple, i: int, eps: float) -> list[np.ndarr
 
 
 def _analytical(outs: tuple, inputs: tuple, i: int) -> list[np.ndarray]:
-    from ..tensor import Tensor
-
     x = inputs[i]
     jac = []
     for o in outs:
@@ -123,7 +118,6 @@ def gradgradcheck(
     **_ignored: Any,
 ) -> bool:
     """gradcheck of the function that maps (inputs, grad_outputs) to the first gradients."""
-    from ..tensor import Tensor
 
     inputs = _tuple(inputs)
     with grad_mode.enable_grad():

@@ -56,7 +56,7 @@ def _impl(dtype: np.dtype) -> ModuleType:
     if _module is None:
         if _backend == "numba":
             try:
-                from . import jit as module
+                from . import jit as module  # lazily: importing numba costs ~0.5 s
             except ImportError as err:  # a broken numba install must not break minigrad
                 warnings.warn(f"numba kernels unavailable ({err}); using numpy", stacklevel=3)
                 _backend, module = "numpy", numpy_ref

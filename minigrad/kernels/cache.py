@@ -25,8 +25,8 @@ def _writable(path: str) -> bool:
 
 def configure() -> str:
     """Make sure numba has a writable cache directory; return the one it will use."""
-    from numba.core import config
-    from numba.misc.appdirs import AppDirs
+    from numba.core import config  # lazily, like kernels/jit.py: numba is slow to import
+    from numba.misc.appdirs import AppDirs  # (the same reason)
 
     if config.CACHE_DIR:
         return config.CACHE_DIR

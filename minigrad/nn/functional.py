@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from .. import creation
+from ..core.tensor import Tensor
 from ..ops import nn as _ops
-from ..tensor import Tensor
 
 __all__ = [
     "conv2d",

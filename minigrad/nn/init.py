@@ -10,8 +10,8 @@ import warnings
 from typing import Any
 
 from .. import creation
-from ..autograd.grad_mode import no_grad
-from ..tensor import Tensor
+from ..core.grad_mode import no_grad
+from ..core.tensor import Tensor
 
 __all__ = [
     "calculate_gain",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
+from ..creation import empty
 
 
 class Parameter(Tensor):
@@ -16,8 +17,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
-            from ..creation import empty
-
             data = empty(0)
         p = Tensor.__new__(cls)
         p._init(data._data, False, counter=data._version_counter)

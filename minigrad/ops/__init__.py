@@ -7,7 +7,9 @@ from typing import Any
 import numpy as np
 
 from .. import creation
-from ..tensor import Tensor
+from ..core import dtypes
+from ..core.dtypes import dtype_of_to_args
+from ..core.tensor import Tensor
 from . import elementwise as ew
 from . import indexing, inplace, linalg, nn, piecewise, reduction, shape, split
 from ._record import as_tensor_like
@@ -25,7 +27,9 @@ def _rdiv(self: Tensor, other: Any) -> Tensor:
     return ew.div(as_tensor_like(other) if not isinstance(other, (int, float)) else other, self)
 
 
-def _compare(op):
+def _no_grad_binary(op):
+    """A comparison or logical operator: a numpy ufunc on the values, never differentiable."""
+
     def method(self: Tensor, other: Any) -> Tensor:
         o = other._data if isinstance(other, Tensor) else other
         return Tensor._wrap(np.asarray(op(self._data, o)))
@@ -33,22 +37,9 @@ def _compare(op):
     return method
 
 
-def _logical(op):
-    def method(self: Tensor, other: Any) -> Tensor:
-        o = other._data if isinstance(other, Tensor) else other
-        return Tensor._wrap(np.asarray(op(self._data, o)))
+def _inplace(fn):
+    """`x.op_(...)`: the out-of-place op `fn` written back into x (ops/inplace.py)."""
 
-    return method
-
-
-def _inplace_binary(fn):
-    def method(self: Tensor, other: Any, *args: Any, **kwargs: Any) -> Tensor:
-        return inplace.apply_inplace(self, fn, other, *args, **kwargs)
-
-    return method
-
-
-def _inplace_unary(fn):
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         return inplace.apply_inplace(self, fn, *args, **kwargs)
 
@@ -56,8 +47,6 @@ def _inplace_unary(fn):
 
 
 def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    from ..dtypes import dtype_of_to_args
-
     target = dtype_of_to_args(args, kwargs)
     return shape.to_dtype(self, target) if target is not None else self
 
@@ -135,15 +124,15 @@ METHODS = {
     "mm": linalg.mm,
     "mv": linalg.mv,
     "dot": linalg.dot,
-    "__gt__": _compare(np.greater),
-    "__lt__": _compare(np.less),
-    "__ge__": _compare(np.greater_equal),
-    "__le__": _compare(np.less_equal),
-    "__eq__": _compare(np.equal),
-    "__ne__": _compare(np.not_equal),
-    "__and__": _logical(np.logical_and),
-    "__or__": _logical(np.logical_or),
-    "__xor__": _logical(np.logical_xor),
+    "__gt__": _no_grad_binary(np.greater),
+    "__lt__": _no_grad_binary(np.less),
+    "__ge__": _no_grad_binary(np.greater_equal),
+    "__le__": _no_grad_binary(np.less_equal),
+    "__eq__": _no_grad_binary(np.equal),
+    "__ne__": _no_grad_binary(np.not_equal),
+    "__and__": _no_grad_binary(np.logical_and),
+    "__or__": _no_grad_binary(np.logical_or),
+    "__xor__": _no_grad_binary(np.logical_xor),
     "__invert__": lambda self: Tensor._wrap(np.asarray(~self._data)),
     "__abs__": ew.abs,
     # unary math
@@ -197,45 +186,39 @@ METHODS = {
     "__setitem__": inplace.setitem,
     # dtype conversions
     "to": _to,
-    "float": lambda self: shape.to_dtype(self, _dt().float32),
-    "double": lambda self: shape.to_dtype(self, _dt().float64),
-    "long": lambda self: shape.to_dtype(self, _dt().int64),
-    "int": lambda self: shape.to_dtype(self, _dt().int32),
-    "bool": lambda self: shape.to_dtype(self, _dt().bool_),
+    "float": lambda self: shape.to_dtype(self, dtypes.float32),
+    "double": lambda self: shape.to_dtype(self, dtypes.float64),
+    "long": lambda self: shape.to_dtype(self, dtypes.int64),
+    "int": lambda self: shape.to_dtype(self, dtypes.int32),
+    "bool": lambda self: shape.to_dtype(self, dtypes.bool_),
     "type_as": lambda self, other: shape.to_dtype(self, other.dtype),
     "new_zeros": _new("zeros"),
     "new_ones": _new("ones"),
     "uniform_": lambda self, a=0.0, b=1.0: _random_fill(self, creation.uniform_, a, b),
     "normal_": lambda self, mean=0.0, std=1.0: _random_fill(self, creation.normal_, mean, std),
     # in place
-    "add_": _inplace_binary(ew.add),
-    "sub_": _inplace_binary(ew.sub),
-    "mul_": _inplace_binary(ew.mul),
-    "div_": _inplace_binary(ew.div),
-    "pow_": _inplace_binary(ew.pow),
-    "__iadd__": _inplace_binary(ew.add),
-    "__isub__": _inplace_binary(ew.sub),
-    "__imul__": _inplace_binary(ew.mul),
-    "__itruediv__": _inplace_binary(ew.div),
-    "sigmoid_": _inplace_unary(ew.sigmoid),
-    "relu_": _inplace_unary(ew.relu),
-    "tanh_": _inplace_unary(ew.tanh),
-    "exp_": _inplace_unary(ew.exp),
-    "clamp_": _inplace_unary(ew.clamp),
-    "neg_": _inplace_unary(ew.neg),
-    "fill_": _inplace_binary(inplace.fill),
-    "zero_": _inplace_unary(inplace.zero),
-    "copy_": _inplace_binary(inplace.copy),
-    "masked_fill_": lambda self, mask, value: inplace.apply_inplace(
-        self, ew.masked_fill, mask, value
-    ),
+    "add_": _inplace(ew.add),
+    "sub_": _inplace(ew.sub),
+    "mul_": _inplace(ew.mul),
+    "div_": _inplace(ew.div),
+    "pow_": _inplace(ew.pow),
+    "__iadd__": _inplace(ew.add),
+    "__isub__": _inplace(ew.sub),
+    "__imul__": _inplace(ew.mul),
+    "__itruediv__": _inplace(ew.div),
+    "sigmoid_": _inplace(ew.sigmoid),
+    "relu_": _inplace(ew.relu),
+    "tanh_": _inplace(ew.tanh),
+    "exp_": _inplace(ew.exp),
+    "clamp_": _inplace(ew.clamp),
+    "neg_": _inplace(ew.neg),
+    "fill_": _inplace(inplace.fill),
+    "zero_": _inplace(inplace.zero),
+    "copy_": _inplace(inplace.copy),
+    "masked_fill_": _inplace(ew.masked_fill),
+    # what Tensor.grad_fn calls when a view's base was written in place
+    "_regenerate_view_history": inplace.regenerate_view_history,
 }
-
-
-def _dt():
-    from .. import dtypes
-
-    return dtypes
 
 
 for _name, _fn in METHODS.items():

@@ -1,4 +1,6 @@
-"""The one place where a forward op joins the graph: edges, input metadata, saved tensors."""
+"""How a forward op joins the graph: its node, the node's edges and input metadata, what it
+saves, and the announcement observers and anomaly mode hear. Ops call `record`/`record_many`;
+custom Functions (autograd/function.py) use `connect` and `announce` on the node they made."""
 
 from __future__ import annotations
 
@@ -7,12 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
-from ..autograd import anomaly, grad_mode
-from ..autograd.engine import _edge_of
-from ..autograd.graph import Node
-from ..autograd.observe import LISTENERS, emit
-from ..tensor import Tensor
+from ..core import anomaly, dtypes, grad_mode
+from ..core.node import Node, edge_of
+from ..core.observe import LISTENERS, emit
+from ..core.tensor import Tensor
 
 
 def as_tensor_like(value: Any, like: Tensor | None = None) -> Tensor:
@@ -130,7 +130,7 @@ def record(
     if save_result:
         node._save({"result": out})
     if LISTENERS or anomaly._State.enabled:
-        _announce(node, inputs, out)
+        announce(node, inputs, out)
     return out
 
 
@@ -146,27 +146,32 @@ def record_many(
     node._out_meta = tuple((d.shape, d.dtype) for d in datas)
     for i, out in enumerate(outs):
         out._grad_fn, out._output_nr = node, i
-    _announce(node, inputs, outs[0])
+    announce(node, inputs, outs[0])
     return outs
 
 
 def _new_node(node_cls: type[Node], inputs: tuple, attrs: dict) -> Node:
     node = node_cls()
+    connect(node, inputs)
+    if attrs:
+        node.__dict__.update(attrs)
+    return node
+
+
+def connect(node: Node, inputs: tuple) -> None:
+    """Give `node` one edge per input (where that input's gradient goes) and its metadata."""
     edges, metas = [], []
     for t in inputs:
         if t is None:
             edges.append((None, 0))
             metas.append(None)
         else:
-            edges.append(_edge_of(t))
+            edges.append(edge_of(t))
             metas.append((t._data.shape, t._data.dtype))
     node.next_functions, node._input_meta = tuple(edges), tuple(metas)
-    if attrs:
-        node.__dict__.update(attrs)
-    return node
 
 
-def _announce(node: Node, inputs: tuple, out: Tensor) -> None:
+def announce(node: Node, inputs: tuple, out: Tensor) -> None:
     """Anomaly mode remembers where the node was made; observers hear that it was."""
     if anomaly._State.enabled:
         node._anomaly_trace = anomaly.forward_trace()

@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes, kernels
-from ..autograd.graph import Node
-from ..tensor import Tensor
+from .. import kernels
+from ..core import dtypes
+from ..core.node import Node
+from ..core.tensor import Tensor
 from . import formula
 from ._record import operands, record
 from .shape import broadcast_shapes
@@ -45,29 +46,21 @@ def _needs(tensors: list[Tensor]) -> list[bool]:
 
 # --- binary ------------------------------------------------------------------------------
 class AddBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
 
 
 class SubBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return g, -g if self.alpha == 1 else g * -self.alpha
 
 
 class RsubBackward1(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (-g,)
 
 
 class MulBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         other = self.saved("other")
         self_ = self.saved("self")
@@ -75,8 +68,6 @@ class MulBackward0(Node):
 
 
 class DivBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         other = self.saved("other")
         self_ = self.saved("self")
@@ -86,8 +77,6 @@ class DivBackward0(Node):
 
 
 class PowBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         x, e = self.saved("self"), self.exponent
         if e == 0:
@@ -96,6 +85,8 @@ class PowBackward0(Node):
 
 
 class PowBackward1(Node):
+    runs_on_arrays = False  # written with Tensor methods (log, where on Tensors)
+
     def backward(self, g):
         x, e, r = self.saved("self"), self.saved("exponent"), self.saved("result")
         ga = g * e * x ** (e - 1) if self.next_functions[0][0] is not None else None
@@ -111,16 +102,12 @@ class PowBackward1(Node):
 
 
 class PowBackward2(Node):
-    _array_formula = True
-
     def backward(self, g):
         r = self.saved("result")
         return (g * r * float(np.log(self.base)),)
 
 
 class NegBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (-g,)
 
@@ -188,8 +175,6 @@ def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
 class DivBackward1(Node):
     """Tensor / Scalar as PyTorch's own code calls it (at::div); `t / 2` records DivBackward0."""
 
-    _array_formula = True
-
     def backward(self, g):
         return (g / self.other,)
 
@@ -241,52 +226,38 @@ def neg(a: Tensor) -> Tensor:
 
 # --- unary --------------------------------------------------------------------------------
 class ExpBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (g * self.saved("result"),)
 
 
 class LogBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (g / self.saved("self"),)
 
 
 class SinBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (g * formula.cos(self.saved("self")),)
 
 
 class CosBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (g * -formula.sin(self.saved("self")),)
 
 
 class TanhBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         r = self.saved("result")
         return (g * (1 - r * r),)
 
 
 class SigmoidBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         r = self.saved("result")
         return (g * r * (1 - r),)
 
 
 class ReluBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         r = self.saved("result")
         return (
@@ -301,8 +272,6 @@ class ReluBackward0(Node):
 class ThresholdBackwardBackward0(Node):
     """relu's gradient recorded as an op (create_graph), as PyTorch records threshold_backward:
     linear in the incoming gradient, flat (zero gradient) in the saved result."""
-
-    _array_formula = True
 
     def backward(self, gg):
         r = self.saved("self")
@@ -320,23 +289,17 @@ def threshold_backward(g: Tensor, result: Tensor) -> Tensor:
 
 
 class AbsBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (g * np.sign(formula.data(self.saved("self"))),)
 
 
 class SqrtBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (g / (2 * self.saved("result")),)
 
 
 class ClampBackward1(Node):
     """clamp with number bounds; PyTorch names it ClampBackward1 whichever bounds are given."""
-
-    _array_formula = True
 
     def backward(self, g):
         x = formula.data(self.saved("self"))
@@ -414,8 +377,6 @@ def sqrt(a: Tensor) -> Tensor:
 
 
 class ReciprocalBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         r = self.saved("result")
         return (-g * r * r,)
@@ -451,8 +412,6 @@ def where(cond: Any, a: Any, b: Any) -> Tensor:
 
 
 class WhereBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         zero = g * 0
         pick = where if isinstance(g, Tensor) else np.where
@@ -485,16 +444,12 @@ def _zero_where(g: Any, mask: np.ndarray) -> Any:
 
 
 class MaskedFillBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (_zero_where(g, self.mask),)
 
 
 class MaskedFillBackward1(Node):
     """A 0-dim tensor value gets the sum of the gradient at the filled places."""
-
-    _array_formula = True
 
     def backward(self, g):
         keep = _zero_where(g, self.mask)

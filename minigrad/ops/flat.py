@@ -9,20 +9,16 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.graph import Node
+from ..core.node import Node
 from . import formula
 
 
 class ScatterFlatBackward(Node):
-    _array_formula = True
-
     def backward(self, h):
         return (gather_flat(h, self.indices),)
 
 
 class GatherFlatBackward(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (scatter_flat(g, self.indices, self.self_sym_sizes),)
 

@@ -5,7 +5,8 @@ too): nothing is recorded, so a formula costs little more than its numpy calls. 
 it runs on Tensors and every step is recorded, so the gradient can be differentiated again.
 Operators (+ - * / ** @, comparisons, indexing), `.reshape`, `.shape` and `.ndim` mean the same
 on both; the functions below cover what is spelled differently. A node whose formula sticks to
-these sets `_array_formula = True` (see autograd/graph.py).
+these runs on arrays by default (`Node.runs_on_arrays`, core/node.py); one that needs Tensors
+opts out with `runs_on_arrays = False`.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.engine import sum_to_array
-from ..tensor import Tensor
+from ..core.shapes import sum_to_array
+from ..core.tensor import Tensor
 from ._record import record, should_record
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.graph import Node
-from ..tensor import Tensor
+from ..core.node import Node
+from ..core.tensor import Tensor
 from . import formula
 from ._record import mark_view, record
 from .shape import unsqueeze, wrap_dim
@@ -29,8 +29,6 @@ def _is_advanced(k: Any) -> bool:
 class ScatterBackward(Node):
     """Backward of scatter_into_zeros: read the gradient back at the same positions."""
 
-    _array_formula = True
-
     def backward(self, g):
         return (g[self.key],)
 
@@ -48,8 +46,6 @@ class IndexPutBackward0Grad(ScatterBackward):
 
 
 class SelectBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (scatter_into_zeros(g, self.self_sym_sizes, self.key),)
 
@@ -63,8 +59,6 @@ class IndexBackward0(SelectBackward0):
 
 
 class AliasBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (g,)
 
@@ -215,8 +209,6 @@ def _gather(a: Tensor, advanced: dict[int, np.ndarray]) -> Tensor:
 
 
 class IndexPutBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         keep = np.ones(g.shape, dtype=bool)
         keep[self.key] = False

@@ -12,11 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import grad_mode
-from ..autograd.graph import Node, SavedTensor
-from ..tensor import Tensor
-from ._record import record, should_record
+from ..core import grad_mode
+from ..core.dtypes import SCALAR_NAMES, from_numpy_dtype
+from ..core.node import Node, edge_of
+from ..core.saved import SavedTensor
+from ..core.tensor import Tensor
+from ._record import as_tensor_like, record, should_record
 from .flat import gather_flat, scatter_flat
+from .indexing import _is_advanced, _normalize_key, getitem, index_put
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = (
@@ -56,8 +59,6 @@ def _snapshot(t: Tensor) -> Tensor:
 
 def _write(t: Tensor, data: np.ndarray) -> None:
     if t._data.dtype != data.dtype and not np.can_cast(data.dtype, t._data.dtype, "same_kind"):
-        from ..dtypes import SCALAR_NAMES, from_numpy_dtype
-
         src = SCALAR_NAMES[from_numpy_dtype(data.dtype).name]
         dst = SCALAR_NAMES[from_numpy_dtype(t._data.dtype).name]
         raise RuntimeError(f"result type {src} can't be cast to the desired output type {dst}")
@@ -108,6 +109,8 @@ class CopySlices(Node):
     followed by fn's other inputs; the gradient for fn's `self` lands back in the view's region.
     """
 
+    runs_on_arrays = False  # it runs `fn` through its Tensor `apply`
+
     def name(self) -> str:
         return "torch::autograd::CopySlices"  # PyTorch's C++ name
 
@@ -129,8 +132,6 @@ class CopySlices(Node):
 class AsStridedBackward0(Node):
     """A written view's new history: a window into its base's new history."""
 
-    _array_formula = True
-
     def backward(self, g):
         return (scatter_flat(g, self.flat_index, self.base_shape),)
 
@@ -141,8 +142,14 @@ def _flat_index(view: Tensor) -> np.ndarray:
     return np.array(view._view_fn(np.arange(base._data.size).reshape(base.shape)))
 
 
-def view_of_base(view: Tensor):
-    """A fresh AsStridedBackward0 node linking `view` to its base's current history."""
+def regenerate_view_history(view: Tensor) -> None:
+    """Tensor._regenerate_view_history: after its base (or a sibling view) was written in place,
+    the view's history is a fresh AsStridedBackward0 linking it to the base's current one."""
+    view._view_version = view._version_counter.value
+    view._grad_fn, view._output_nr = _view_of_base(view), 0
+
+
+def _view_of_base(view: Tensor):
     base = view._base
     if not base.requires_grad:
         return None
@@ -156,14 +163,12 @@ def view_of_base(view: Tensor):
 
 
 def _inplace_on_view(view: Tensor, fn: Callable[..., Tensor], *args: Any, **kw: Any) -> Tensor:
-    from ..autograd.engine import _edge_of
-
     base = view._base
     flat_index = _flat_index(view)
     result = fn(_snapshot(view), *args, **kw)
     op = result._grad_fn
     node = CopySlices()
-    node.next_functions = (_edge_of(base),) + op.next_functions[1:]
+    node.next_functions = (edge_of(base),) + op.next_functions[1:]
     node._input_meta = ((base._data.shape, base._data.dtype),) + op._input_meta[1:]
     node.fn, node.flat_index = op, flat_index
     _write(view, result._data)
@@ -182,8 +187,6 @@ def fill(t: Tensor, value: Any) -> Tensor:
 
 
 class FillBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (g * 0,)
 
@@ -197,8 +200,6 @@ def zero(t: Tensor) -> Tensor:
 
 
 class CopyBackwards(Node):
-    _array_formula = True
-
     def name(self) -> str:
         return "torch::autograd::CopyBackwards"  # PyTorch's C++ name
 
@@ -207,8 +208,6 @@ class CopyBackwards(Node):
 
 
 def copy(t: Tensor, src: Any) -> Tensor:
-    from ._record import as_tensor_like
-
     src = as_tensor_like(src)
     data = np.broadcast_to(src._data, t.shape).astype(t._data.dtype)
     return record(CopyBackwards, np.array(data), (t, src))
@@ -216,9 +215,6 @@ def copy(t: Tensor, src: Any) -> Tensor:
 
 def setitem(t: Tensor, key: Any, value: Any) -> None:
     """t[key] = value: basic keys write through a view, advanced keys use index_put."""
-    from ._record import as_tensor_like
-    from .indexing import _is_advanced, _normalize_key, getitem, index_put
-
     value = as_tensor_like(value)
     nkey = _normalize_key(key)
     if any(_is_advanced(k) or (isinstance(k, np.ndarray) and k.dtype == np.bool_) for k in nkey):

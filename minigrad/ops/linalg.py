@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
-from ..autograd.graph import Node
-from ..dtypes import SCALAR_NAMES
-from ..tensor import Tensor
+from ..core import dtypes
+from ..core.dtypes import SCALAR_NAMES
+from ..core.node import Node
+from ..core.tensor import Tensor
 from . import formula
 from ._record import operands, record
 from .shape import SqueezeBackward4, broadcast_shapes, unsafe_view
@@ -36,8 +36,6 @@ def _needs(node: Node, i: int) -> bool:
 
 
 class DotBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (
             g * self.saved("tensor") if _needs(self, 0) else None,
@@ -46,8 +44,6 @@ class DotBackward0(Node):
 
 
 class MvBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         vec = self.saved("vec")
         ga = formula.unsqueeze(g, 1) * formula.unsqueeze(vec, 0) if _needs(self, 0) else None
@@ -56,8 +52,6 @@ class MvBackward0(Node):
 
 
 class MmBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         ga = formula.mm(g, formula.t(self.saved("mat2"))) if _needs(self, 0) else None
         gb = formula.mm(formula.t(self.saved("self")), g) if _needs(self, 1) else None
@@ -65,6 +59,8 @@ class MmBackward0(Node):
 
 
 class BmmBackward0(Node):
+    runs_on_arrays = False  # bmm and transpose(1, 2) on Tensors
+
     def backward(self, g):
         ga = bmm(g, self.saved("mat2").transpose(1, 2)) if _needs(self, 0) else None
         gb = bmm(self.saved("self").transpose(1, 2), g) if _needs(self, 1) else None
@@ -220,8 +216,6 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
 
 
 class AddmmBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         m1, m2 = self.saved("mat1"), self.saved("mat2")
         g1 = formula.mm(g, formula.t(m2)) if _needs(self, 1) else None

@@ -9,13 +9,15 @@ create_graph asks for a differentiable graph (`formula.kernel_or_ops`).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import kernels
-from ..autograd.graph import Node
-from ..tensor import Tensor
+from ..core.dtypes import SCALAR_NAMES
+from ..core.node import Node
+from ..core.tensor import Tensor
 from . import formula
 from ._record import record
 from .elementwise import div_scalar
@@ -33,8 +35,6 @@ def _pair(v: Any) -> int:
 
 
 class ConvolutionBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         x, w = self.saved("input"), self.saved("weight")
         s, p = self.stride, self.padding
@@ -49,6 +49,8 @@ class ConvolutionBackward0(Node):
 
 
 class _ConvBackwardBackward(Node):
+    runs_on_arrays = False  # its formula calls the conv ops on Tensors
+
     def name(self) -> str:
         return "ConvolutionBackwardBackward0"
 
@@ -140,22 +142,16 @@ def conv2d(
 
 
 class MaxPool2DWithIndicesBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (_scatter_flat(g, self.indices, self.self_sym_sizes),)
 
 
 class _ScatterFlat(Node):
-    _array_formula = True
-
     def backward(self, h):
         return (_gather_flat(h, self.indices, self.grad_shape),)
 
 
 class _GatherFlat(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (_scatter_flat(g, self.indices, self.self_sym_sizes),)
 
@@ -213,8 +209,6 @@ def max_pool2d(
 
 
 class NllLossBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         coef = g * -self.scale  # one coefficient per sample in every reduction mode
         shape = self.self_sym_sizes
@@ -230,8 +224,6 @@ class NllLossBackward0(Node):
 
 class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
     """cross_entropy's log_softmax node: one kernel call when no graph is being built."""
-
-    _array_formula = True
 
     def name(self) -> str:
         return "LogSoftmaxBackward0"
@@ -256,8 +248,6 @@ def _class_targets(target: Tensor, shape: tuple, ignore_index: int) -> np.ndarra
     PyTorch checks them."""
     t = target._data
     if t.dtype not in (np.int64, np.uint8):
-        from ..dtypes import SCALAR_NAMES
-
         name = SCALAR_NAMES.get(t.dtype.name, t.dtype.name.capitalize())
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
     if t.ndim > 1:
@@ -347,8 +337,6 @@ def _soft_cross_entropy(x: Tensor, probs: Tensor, reduction: str) -> Tensor:
 
 
 class MseLossBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         x, t = self.saved("self"), self.saved("target")
         x_data, t_data = formula.data(x), formula.data(t)
@@ -365,8 +353,6 @@ class MseLossBackward0(Node):
 
 def mse_loss(x: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     if x.shape != target.shape:
-        import warnings
-
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({x.shape}). This will likely lead to incorrect results due to "

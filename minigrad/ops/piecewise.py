@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.graph import Node
-from ..tensor import Tensor
+from ..core.node import Node
+from ..core.tensor import Tensor
 from ._record import record
 
 
 class _ZeroGradient(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (g * 0,)
 

@@ -8,11 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
-from ..autograd.graph import Node
-from ..tensor import Tensor
+from ..core import dtypes
+from ..core.node import Node
+from ..core.tensor import Tensor
 from . import formula
 from ._record import record
+from .elementwise import broadcast_operands, masked_fill, where
+from .indexing import scatter_into_zeros
 from .shape import wrap_dims
 
 
@@ -39,29 +41,21 @@ def _keep(g: Any, dims: tuple | None, keepdim: bool, ndim: int) -> Any:
 
 
 class SumBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (formula.expand(g, self.self_sym_sizes),)
 
 
 class SumBackward1(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (_expand_back(g, self.self_sym_sizes, self.dim, self.keepdim),)
 
 
 class MeanBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (formula.expand(g, self.self_sym_sizes) / self.count,)
 
 
 class MeanBackward1(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (_expand_back(g, self.self_sym_sizes, self.dim, self.keepdim) / self.count,)
 
@@ -121,8 +115,6 @@ MinMax = namedtuple("MinMax", ["values", "indices"])
 class _EvenlyDistribute(Node):
     """Full max()/min(): ties share the gradient evenly (PyTorch's evenly_distribute_backward)."""
 
-    _array_formula = True
-
     def backward(self, g):
         mask = self.mask
         return (g * (mask / mask.sum()).astype(formula.data(g).dtype),)
@@ -139,11 +131,7 @@ class MinBackward1(_EvenlyDistribute):
 class _IndexedReduce(Node):
     """max/min along a dim: the gradient goes to the selected index of each slice."""
 
-    _array_formula = True
-
     def backward(self, g):
-        from .indexing import scatter_into_zeros
-
         if not self.shape:
             return (g,)
         if not self.keepdim:
@@ -195,28 +183,25 @@ def _minmax(a: Tensor, dim: Any, keepdim: bool, largest: bool):
 
 
 class MaximumBackward0(Node):
-    """Where both sides are equal each gets half the gradient, as in PyTorch."""
+    """Where both sides are equal each gets half the gradient, as in PyTorch; where one side
+    loses it gets none (NaN loses nowhere, so both keep the gradient there)."""
+
+    runs_on_arrays = False  # written with where/masked_fill on Tensors
+    _self_loses, _other_loses = np.less, np.greater  # numpy ufuncs: no method binding
 
     def backward(self, g):
-        from .elementwise import masked_fill, where
-
         x, y = self.saved("self")._data, self.saved("other")._data
         half = where(x == y, g / 2, g)
-        return masked_fill(half, x < y, 0), masked_fill(half, x > y, 0)
+        return masked_fill(half, self._self_loses(x, y), 0), masked_fill(
+            half, self._other_loses(x, y), 0
+        )
 
 
-class MinimumBackward0(Node):
-    def backward(self, g):
-        from .elementwise import masked_fill, where
-
-        x, y = self.saved("self")._data, self.saved("other")._data
-        half = where(x == y, g / 2, g)
-        return masked_fill(half, x > y, 0), masked_fill(half, x < y, 0)
+class MinimumBackward0(MaximumBackward0):
+    _self_loses, _other_loses = np.greater, np.less
 
 
 def _binary_extreme(a: Tensor, b: Tensor, largest: bool) -> Tensor:
-    from .elementwise import broadcast_operands
-
     (ta, tb), (x, y), _ = broadcast_operands(a, b)
     data = np.maximum(x, y) if largest else np.minimum(x, y)
     cls = MaximumBackward0 if largest else MinimumBackward0
@@ -272,11 +257,15 @@ def _var_backward(
 
 
 class VarBackward0(Node):
+    runs_on_arrays = False  # _var_backward is written with Tensor methods
+
     def backward(self, g):
         return (_var_backward(g, self.saved("self"), self.dim, self.correction, self.keepdim),)
 
 
 class StdBackward0(Node):
+    runs_on_arrays = False  # masked_fill on Tensors, and _var_backward
+
     def backward(self, g):
         r = self.saved("result")
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -350,6 +339,8 @@ def _vector_norm(x: np.ndarray, p: float, dims: tuple | None, keepdim: bool) -> 
 class LinalgVectorNormBackward0(Node):
     """PyTorch's norm_backward, case by case (p = 0, 1, 2, +-inf, < 1, < 2, other)."""
 
+    runs_on_arrays = False  # written with Tensor methods (masked_fill, abs, pow)
+
     def backward(self, g):
         x, r, p = self.saved("self"), self.saved("result"), self.ord
         g, r = (_keep(t, self.dim, self.keepdim, x.ndim) for t in (g, r))
@@ -397,16 +388,12 @@ def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tenso
 
 # --- softmax family ---------------------------------------------------------------------
 class SoftmaxBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         r = self.saved("result")
         return (r * (g - formula.sum_keepdim(g * r, self.dim)),)
 
 
 class LogSoftmaxBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         r = self.saved("result")
         return (g - formula.exp(r) * formula.sum_keepdim(g, self.dim),)

@@ -7,12 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.engine import reduced_dims
-from ..autograd.graph import Node
-from ..dtypes import LEGACY_NAMES
-from ..tensor import Tensor
+from ..core.dtypes import LEGACY_NAMES
+from ..core.node import Node
+from ..core.shapes import reduced_dims
+from ..core.tensor import Tensor
 from . import formula
-from ._record import mark_view, record
+from ._record import mark_view, operands, record
 
 
 def _shape_arg(shape: tuple) -> tuple:
@@ -71,8 +71,6 @@ def _infer(shape: tuple, numel: int) -> tuple:
 
 
 class ViewBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (g.reshape(self.self_sym_sizes),)
 
@@ -133,8 +131,6 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 class TransposeBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (formula.transpose(g, self.dim0, self.dim1),)
 
@@ -148,8 +144,6 @@ def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 class TBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (formula.t(g),)
 
@@ -162,8 +156,6 @@ def t(a: Tensor) -> Tensor:
 
 
 class PermuteBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (formula.permute(g, np.argsort(self.dims).tolist()),)
 
@@ -209,8 +201,6 @@ def _warn_once(message: str) -> None:
 
 
 class UnsqueezeBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (formula.squeeze(g, self.dim),)
 
@@ -222,8 +212,6 @@ def unsqueeze(a: Tensor, dim: int) -> Tensor:
 
 
 class SqueezeBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (g.reshape(self.self_sym_sizes),)
 
@@ -238,8 +226,6 @@ class SqueezeBackward2(SqueezeBackward0):
 
 class SqueezeBackward4(Node):
     """squeeze_(dim), in place: PyTorch's matmul of a vector and a matrix ends with one."""
-
-    _array_formula = True
 
     def backward(self, g):
         return (formula.unsqueeze(g, self.dim),)
@@ -257,8 +243,6 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
 
 
 class ExpandBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (formula.sum_to(g, self.self_sym_sizes),)
 
@@ -306,8 +290,6 @@ def sum_to_size(a: Tensor, *shape: Any) -> Tensor:
 
 
 class CatBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         grads, start = [], 0
         for size in self.sizes:
@@ -319,8 +301,6 @@ class CatBackward0(Node):
 
 
 def cat(tensors: Any, dim: int = 0) -> Tensor:
-    from ._record import operands
-
     if not len(tensors):
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     tensors, arrays, _ = operands(*tensors)
@@ -345,8 +325,6 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
 
 
 class StackBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         if isinstance(g, Tensor):
             return tuple(g.select(self.dim, i) for i in range(self.count))
@@ -354,8 +332,6 @@ class StackBackward0(Node):
 
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
-    from ._record import operands
-
     if not len(tensors):
         raise RuntimeError("stack expects a non-empty TensorList")
     tensors, arrays, _ = operands(*tensors)
@@ -373,8 +349,6 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
 
 
 class CloneBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (g,)
 
@@ -388,8 +362,6 @@ def contiguous(a: Tensor) -> Tensor:
 
 
 class ToCopyBackward0(Node):
-    _array_formula = True
-
     def backward(self, g):
         return (formula.to(g, self.dtype),)
 

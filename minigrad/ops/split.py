@@ -7,17 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.graph import Node
-from ..tensor import Tensor
+from ..core.node import Node
+from ..core.tensor import Tensor
 from ._record import mark_view, record_many
+from .shape import cat, stack
 
 
 class SplitBackward0(Node):
-    _array_formula = True
-
     def backward(self, *grads):
-        from .shape import cat
-
         if isinstance(grads[0], Tensor):
             return (cat(list(grads), self.dim),)
         return (np.concatenate(grads, axis=self.dim),)
@@ -28,11 +25,7 @@ class SplitWithSizesBackward0(SplitBackward0):
 
 
 class UnbindBackward0(Node):
-    _array_formula = True
-
     def backward(self, *grads):
-        from .shape import stack
-
         if isinstance(grads[0], Tensor):
             return (stack(list(grads), self.dim),)
         return (np.stack(grads, axis=self.dim),)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..core.tensor import Tensor
 from ..creation import tensor, zeros_like
 from ..ops.elementwise import where
-from ..tensor import Tensor
 from .optimizer import Optimizer, add_scaled_
 
 __all__ = ["Adam", "AdamW"]

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.grad_mode import enable_grad, no_grad
-from ..tensor import Tensor
+from ..core.grad_mode import enable_grad, no_grad
+from ..core.tensor import Tensor
 from ..utils._typename import typename
 from ..utils.grads import zero_grads
 

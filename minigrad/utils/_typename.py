@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dtypes import LEGACY_NAMES
-from ..tensor import Tensor
+from ..core.dtypes import LEGACY_NAMES
+from ..core.tensor import Tensor
 
 
 def typename(obj: Any) -> str:

@@ -30,9 +30,9 @@ from .. import creation
 from ..autograd.api import backward as autograd_backward
 from ..autograd.api import grad as autograd_grad
 from ..autograd.function import Function
-from ..autograd.grad_mode import enable_grad, is_grad_enabled
-from ..autograd.graph import Node
-from ..tensor import Tensor
+from ..core.grad_mode import enable_grad, is_grad_enabled
+from ..core.node import Node
+from ..core.tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 
 
 def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:

@@ -11,9 +11,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.hooks import RemovableHandle
-from ..tensor import Tensor
+from ..autograd.function import Function
+from ..core.grad_mode import is_grad_enabled
+from ..core.hooks import RemovableHandle
+from ..core.tensor import Tensor
 
 __all__ = ["BackwardHook", "RemovableHandle"]
 
@@ -29,6 +30,19 @@ def _pack_with_none(indices: list[int], values: Any, size: int) -> tuple:
     for idx, val in zip(indices, values, strict=True):
         res[idx] = val
     return tuple(res)
+
+
+class BackwardHookFunction(Function):
+    """Identity whose node (`BackwardHookFunctionBackward`) marks where a module's grads pass."""
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any) -> tuple:
+        ctx.mark_non_differentiable(*[a for a in args if not a.requires_grad])
+        return args
+
+    @staticmethod
+    def backward(ctx: Any, *args: Any) -> tuple:
+        return args
 
 
 class BackwardHook:
@@ -95,8 +109,6 @@ class BackwardHook:
         return tuple(local[i] for i in self.output_tensors_index)
 
     def _apply_on_tensors(self, hook: Callable, args: tuple) -> tuple[tuple, list[int] | None]:
-        from ..nn.modules._functions import BackwardHookFunction
-
         idx = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         tensors = [args[i] for i in idx]
         if not (any(t.requires_grad for t in tensors) and is_grad_enabled()):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...tensor import Tensor
+from ...core.tensor import Tensor
 from .module import Module
 
 __all__ = ["Flatten"]

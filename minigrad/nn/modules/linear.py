@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from ... import creation
-from ...tensor import Tensor
+from ...core.tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -12,10 +12,10 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ...autograd.grad_mode import no_grad
-from ...autograd.hooks import RemovableHandle
-from ...dtypes import dtype_of_to_args
-from ...tensor import Tensor
+from ...core.dtypes import dtype_of_to_args
+from ...core.grad_mode import no_grad
+from ...core.hooks import RemovableHandle
+from ...core.tensor import Tensor
 from ...utils._typename import typename
 from ...utils.grads import zero_grads
 from ...utils.hooks import BackwardHook

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...tensor import Tensor
+from ...core.tensor import Tensor
 from .. import functional as F
 from .module import Module
 

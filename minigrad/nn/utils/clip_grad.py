@@ -12,8 +12,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ...autograd.grad_mode import no_grad
-from ...tensor import Tensor
+from ...core.grad_mode import no_grad
+from ...core.tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...autograd.grad_mode import no_grad
+from ...core.grad_mode import no_grad
+from ...core.tensor import Tensor
 from ...ops import shape
-from ...tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 

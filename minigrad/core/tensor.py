@@ -9,10 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes
-from .autograd import grad_mode
-from .autograd.hooks import RemovableHandle, add_hook
+from . import dtypes, grad_mode
 from .formatting import format_tensor
+from .hooks import RemovableHandle, add_hook
 
 
 class _VersionCounter:
@@ -33,7 +32,12 @@ NON_LEAF_GRAD_WARNING = (
 
 
 class Tensor:
-    """An n-dimensional array that can record the operations applied to it."""
+    """An n-dimensional array that can record the operations applied to it.
+
+    What needs a higher floor is attached from there, each in one place: the ops, operators
+    and `_regenerate_view_history` by `minigrad/ops/__init__.py`; `backward` by
+    `minigrad/autograd/__init__.py`.
+    """
 
     __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
 
@@ -130,16 +134,10 @@ class Tensor:
     @property
     def grad_fn(self):
         if self._base is not None and self._view_version != self._version_counter.value:
+            # the base (or a sibling view) was written in place: re-derive this view's history
+            # from the base's current one, as PyTorch does, so no stale graph is ever used
             self._regenerate_view_history()
         return self._grad_fn
-
-    def _regenerate_view_history(self) -> None:
-        """The base (or a sibling view) was written in place: re-derive this view from the
-        base's current history, as PyTorch does, so no stale graph is ever used."""
-        from .ops.inplace import view_of_base
-
-        self._view_version = self._version_counter.value
-        self._grad_fn, self._output_nr = view_of_base(self), 0
 
     @property
     def requires_grad(self) -> bool:
@@ -226,18 +224,8 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.is_leaf or self._retains_grad:
             return
-        ref = weakref.ref(self)
-
-        def retain(grad: Tensor) -> None:
-            t = ref()
-            if t is None:
-                return
-            if t._grad is None:
-                t._grad = grad.clone() if grad_mode._State.enabled else grad.detach().clone()
-            else:
-                t._grad = t._grad + grad
-
-        self.grad_fn._hook_dict("_retain_hooks")[self._output_nr] = retain
+        # the engine stores the gradient reaching this slot into .grad (engine.accumulate)
+        self.grad_fn._hook_dict("_retain_hooks")[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
     def register_hook(self, hook: Callable) -> RemovableHandle:
@@ -262,13 +250,6 @@ class Tensor:
             self._post_acc_hooks = {}
         return add_hook(self._post_acc_hooks, hook)
 
-    def _accumulate_non_leaf(self, grad: Tensor, create_graph: bool) -> None:
-        """backward(inputs=[non_leaf]) stores into that tensor's .grad, as PyTorch does."""
-        if self._grad is None:
-            self._grad = grad.clone() if create_graph else grad.detach().clone()
-        else:
-            self._grad = self._grad + grad
-
     def _check_savable(self) -> None:
         if self._is_inference and not grad_mode._State.inference:
             raise RuntimeError(
@@ -276,17 +257,6 @@ class Tensor:
                 "you can make a clone to get a normal tensor and use it in "
                 "autograd."
             )
-
-    def backward(
-        self,
-        gradient: Tensor | None = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
-        inputs: Any = None,
-    ) -> None:
-        from .autograd import backward as _backward
-
-        _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # --- detaching and data sharing -------------------------------------------------------
     def detach(self) -> Tensor:

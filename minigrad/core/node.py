@@ -1,0 +1,200 @@
+"""The backward graph: nodes (what `grad_fn` is), their edges, and AccumulateGrad for leaves."""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .hooks import RemovableHandle, add_hook
+from .saved import FREED_MESSAGE, SavedTensor
+from .tensor import Tensor
+
+_sequence = itertools.count()
+UINT64_MAX = 2**64 - 1
+
+
+class Node:
+    """One backward function. `next_functions[i]` is the (node, input_nr) edge that receives the
+    gradient for the forward op's i-th input; `_input_meta[i]` its (shape, dtype)."""
+
+    _is_accumulate_grad = False
+    # A node's backward() is written with ops/formula.py's vocabulary, so a plain backward may
+    # run it on numpy arrays (see `apply_arrays`). A node whose formula needs Tensors opts out.
+    runs_on_arrays = True
+    _given_arrays = False  # set by apply_arrays while the formula runs: saved() answers arrays
+    # Defaults on the class; hook and saved-tensor dicts are created on first use.
+    next_functions: tuple = ()
+    _input_meta: tuple = ()  # (shape tuple, numpy dtype) per edge
+    _saved: dict | None = None
+    _freed = False
+    _freed_shapes: dict = {}  # what _release_variables dropped, for the explorer
+    _pre_hooks: dict | None = None
+    _post_hooks: dict | None = None
+    _tensor_hooks: dict | None = None  # output_nr -> a tensor's own hook dict
+    _retain_hooks: dict | None = None  # output_nr -> retain_grad hook
+    _metadata: dict | None = None
+    _anomaly_trace: str | None = None
+    _num_outputs = 1
+    _out_meta: tuple = ()  # (shape, numpy dtype) per forward output, for multi-output nodes
+
+    def __init__(self) -> None:
+        self._seq_nr = next(_sequence)
+
+    # --- what PyTorch shows -------------------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object>"
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def _sequence_nr(self) -> int:
+        """Creation order; the engine runs ready nodes newest first, as PyTorch's does."""
+        return self._seq_nr
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """fn(grad_inputs, grad_outputs) -> new grad_inputs or None; runs after the node."""
+        return add_hook(self._hook_dict("_post_hooks"), fn)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """fn(grad_outputs) -> new grad_outputs or None; runs before the node."""
+        return add_hook(self._hook_dict("_pre_hooks"), fn)
+
+    def _hook_dict(self, attr: str) -> dict:
+        """One of the hook dicts, created on first use (most nodes never get one)."""
+        d = getattr(self, attr)
+        if d is None:
+            d = {}
+            setattr(self, attr, d)
+        return d
+
+    # --- saved tensors ----------------------------------------------------------------------
+    def _save(self, tensors: dict) -> None:
+        if self._saved is None:
+            self._saved = {}
+        for key, t in tensors.items():
+            if isinstance(t, Tensor):
+                if t._is_inference:
+                    t._check_savable()
+                # an output's grad_fn is this node, set just now: no stale view to regenerate
+                self._saved[key] = SavedTensor(t, is_output=t._grad_fn is self)
+            else:
+                self._saved[key] = t
+
+    def saved(self, key: str):
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        value = self._saved[key]
+        if not isinstance(value, SavedTensor):
+            return value
+        return value.data() if self._given_arrays else value.unpack(self)
+
+    def __getattr__(self, attr: str) -> Any:
+        # grad_fn._saved_self, _saved_other ... like PyTorch's generated attributes
+        saved = self.__dict__.get("_saved")
+        if attr.startswith("_saved_") and saved:
+            key = attr[len("_saved_") :]
+            if key in saved:
+                return self.saved(key)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def saved_tensor_slots(self) -> list[tuple[str, tuple, bool]]:
+        """(name, shape, freed) of each tensor this node saved: what the explorer draws."""
+        if self._freed:
+            return [(k, shape, True) for k, shape in self._freed_shapes.items()]
+        return [
+            (k, v.shape, False)
+            for k, v in (self._saved or {}).items()
+            if isinstance(v, SavedTensor)
+        ]
+
+    def _release_variables(self) -> dict:
+        """Drop saved tensors (retain_graph=False); returns {name: shape} of what was freed."""
+        saved = self._saved
+        if not saved or self._freed:
+            return {}
+        self._freed_shapes = {k: v.shape for k, v in saved.items() if type(v) is SavedTensor}
+        self._saved = dict.fromkeys(saved)
+        self._freed = True
+        return self._freed_shapes
+
+    # --- running ----------------------------------------------------------------------------
+    def _materialize(self, grads: list, arrays: bool) -> list:
+        """Zeros for outputs that received no gradient (multi-output nodes only)."""
+        filled = []
+        for g, (shape, dt) in zip(grads, self._out_meta):
+            if g is None:
+                g = np.zeros(shape, dtype=dt)
+                g = g if arrays else Tensor._wrap(g)
+            filled.append(g)
+        return filled
+
+    def backward(self, *grads: Tensor | None) -> tuple:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def apply(self, grads: tuple) -> tuple:
+        """Gradients for each next edge, given the gradients of each forward output."""
+        out = self.backward(*grads)
+        return out if isinstance(out, tuple) else (out,)
+
+    def apply_arrays(self, grads: list) -> tuple:
+        """`apply` on numpy arrays, for a node that `runs_on_arrays`: its saved tensors arrive
+        as arrays too, so the formula records nothing and costs little more than its numpy."""
+        self._given_arrays = True
+        try:
+            out = self.backward(*grads)
+        finally:
+            self._given_arrays = False
+        return out if isinstance(out, tuple) else (out,)
+
+    def __call__(self, *grads: Tensor | None) -> Any:
+        out = self.apply(grads)
+        return out[0] if len(out) == 1 else out
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf that requires grad: adds incoming gradients into `variable.grad`."""
+
+    _is_accumulate_grad = True
+    runs_on_arrays = False  # the engine adds into .grad itself (engine.accumulate)
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self.variable = variable
+        self._seq_nr = UINT64_MAX  # runs as soon as it is ready, as in PyTorch
+        self._input_meta = ((variable._data.shape, variable._data.dtype),)
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # PyTorch reports its C++ name here
+
+    def backward(self, grad: Tensor) -> tuple:
+        return ()
+
+
+def grad_accumulator(tensor: Tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad, shared by every graph that uses the leaf while one is alive."""
+    ref = tensor._grad_acc_ref
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(tensor)
+        tensor._grad_acc_ref = weakref.ref(acc)
+    return acc
+
+
+def edge_of(t: Tensor) -> tuple[Node | None, int]:
+    """Where a gradient for `t` goes: its grad_fn's slot, its AccumulateGrad, or nowhere."""
+    fn = t._grad_fn if t._base is None else t.grad_fn
+    if fn is not None:
+        return fn, t._output_nr
+    if t._requires_grad:
+        return grad_accumulator(t), 0
+    return None, 0
