@@ -41,12 +41,13 @@ def is_accumulate(node: Any) -> bool:
     return hasattr(node, "variable")
 
 
-def sequence_nr(node: Any) -> float:
-    """Creation order of a node; AccumulateGrad sorts last (torch uses UINT64_MAX, minigrad inf)."""
-    if is_accumulate(node):
-        return math.inf
+def sequence_nr(node: Any) -> int | float:
+    """Creation order of a node. AccumulateGrad's is UINT64_MAX (2**64 - 1) in torch and minigrad
+    alike, so it sorts after every other node; an object without one sorts last too (inf)."""
     seq = getattr(node, "_sequence_nr", None)
-    return float(seq() if callable(seq) else seq) if seq is not None else math.inf
+    if seq is None:
+        return math.inf
+    return int(seq() if callable(seq) else seq)
 
 
 def output_shape(node: Any) -> tuple[int, ...] | None:

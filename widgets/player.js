@@ -52,292 +52,355 @@ function fold(state, f) {
   if (f.show) for (const id of f.show) state.shown.add(id);
 }
 
-function render({ model, el }) {
-  const root = h("div", "mg-player");
-  const mode = model.get("mode");
-  root.dataset.mode = mode;
-  el.appendChild(root);
+// --- the page --------------------------------------------------------------------------------
+const FORWARD_SECTIONS = [["created", "Created so far"]];
+const BACKWARD_SECTIONS = [["grad", "Gradient at this step"], ["queue", "Ready queue"],
+                           ["deps", "Waiting for gradients (dependency count)"],
+                           ["leaves", ".grad of leaves"], ["hooks", "Hooks fired (this pass)"],
+                           ["freed", "Freed saved tensors"], ["error", "Error"]];
 
-  // --- layout ---------------------------------------------------------------------------
-  const bar = h("div", "mg-toolbar");
-  const first = button("mg-first", "« first", "first step");
-  const prev = button("mg-prev", "◀", "previous step");
-  const play = button("mg-play", "▶ play", "play / pause");
-  const next = button("mg-step", "step ▶", "next step");
-  const slider = h("input", "mg-slider");
-  slider.type = "range";
-  slider.min = "0";
-  const counter = h("span", "mg-counter");
+function speedMenu(value) {
   const speed = h("select", "mg-speed");
   for (const s of SPEEDS) {
     const o = h("option", "", `${s}×`);
     o.value = String(s);
     speed.appendChild(o);
   }
-  speed.value = String(model.get("speed"));
+  speed.value = String(value);
+  return speed;
+}
+
+function zoomMenu() {
   const zoom = h("select", "mg-zoom");
   for (const z of ZOOMS) zoom.appendChild(h("option", "", z));
+  return zoom;
+}
+
+// the toolbar and its controls, by name
+function toolbar(speedValue) {
+  const controls = {
+    bar: h("div", "mg-toolbar"),
+    first: button("mg-first", "« first", "first step"),
+    prev: button("mg-prev", "◀", "previous step"),
+    play: button("mg-play", "▶ play", "play / pause"),
+    next: button("mg-step", "step ▶", "next step"),
+    slider: h("input", "mg-slider"),
+    counter: h("span", "mg-counter"),
+    speed: speedMenu(speedValue),
+    zoom: zoomMenu(),
+  };
+  const { bar, first, prev, play, next, slider, counter, speed, zoom } = controls;
+  slider.type = "range";
+  slider.min = "0";
   bar.append(first, prev, play, next, slider, counter, h("span", "mg-label", "speed"), speed,
              h("span", "mg-label", "zoom"), zoom);
-  const summary = h("div", "mg-summary");
-  const stepText = h("div", "mg-step-text");
-  const body = h("div", "mg-body");
-  const graph = h("div", "mg-graph");
-  const panel = h("div", "mg-panel");
-  body.append(graph, panel);
-  root.append(bar, summary, stepText, body);
+  return controls;
+}
 
+// the side panel: one titled section per kind of engine state; `sections` maps key -> content
+function sidePanel(mode) {
+  const panel = h("div", "mg-panel");
   const sections = {};
-  const sectionNames = mode === "forward"
-    ? [["created", "Created so far"]]
-    : [["grad", "Gradient at this step"], ["queue", "Ready queue"],
-       ["deps", "Waiting for gradients (dependency count)"], ["leaves", ".grad of leaves"],
-       ["hooks", "Hooks fired (this pass)"], ["freed", "Freed saved tensors"],
-       ["error", "Error"]];
-  for (const [key, title] of sectionNames) {
+  for (const [key, title] of mode === "forward" ? FORWARD_SECTIONS : BACKWARD_SECTIONS) {
     const box = h("div", `mg-section mg-sec-${key}`);
     const content = h("div", "mg-content");
     box.append(h("div", "mg-title", title), content);
     panel.appendChild(box);
     sections[key] = content;
   }
+  return { panel, sections };
+}
 
-  // --- data -----------------------------------------------------------------------------
-  let frames = model.get("frames");
-  let titles = model.get("titles");
-  let alias = model.get("alias");
-  let elements = new Map(); // element id -> {el, base}
-  let applied = new Map(); // element id -> class we added
-  let hideable = new Set(); // ids that some frame shows being created
-  let state = emptyState();
-  let current = -1;
-  let timer = null;
+// one view of the player: its page, the recorded frames (set by `reload`) and how far it has got
+function buildView(model, el) {
+  const mode = model.get("mode");
+  const root = h("div", "mg-player");
+  root.dataset.mode = mode;
+  el.appendChild(root);
+  const controls = toolbar(model.get("speed"));
+  const summary = h("div", "mg-summary");
+  const stepText = h("div", "mg-step-text");
+  const body = h("div", "mg-body");
+  const graph = h("div", "mg-graph");
+  const { panel, sections } = sidePanel(mode);
+  body.append(graph, panel);
+  root.append(controls.bar, summary, stepText, body);
+  return {
+    model, mode, root, ...controls, summary, stepText, graph, sections,
+    shownLines: {}, // section -> the text it shows now (unchanged sections are not touched)
+    frames: [],
+    titles: {},
+    alias: {},
+    elements: new Map(), // element id -> {el, base}
+    applied: new Map(), // element id -> class we added
+    hideable: new Set(), // ids that some frame shows being created
+    state: emptyState(),
+    current: -1,
+    timer: null,
+  };
+}
 
-  const title = (id) => titles[id] || id;
-
-  function drawSvg() {
-    const t0 = performance.now();
-    const message = model.get("message");
-    graph.textContent = "";
-    if (message) {
-      graph.appendChild(h("pre", "mg-message", message));
-    } else {
-      graph.innerHTML = model.get("svg"); // Graphviz output; every label was escaped in Python
-    }
-    elements = new Map();
-    applied = new Map();
-    for (const g of graph.querySelectorAll("svg g[id]")) {
-      elements.set(g.id, { el: g, base: g.getAttribute("class") || "" });
-    }
-    summary.textContent = model.get("summary");
-    applyZoom();
-    graph.getBoundingClientRect(); // include style and layout in the measured time
-    root.dataset.drawMs = (performance.now() - t0).toFixed(1);
-    root.dataset.elements = String(elements.size);
-    root.dataset.timings = JSON.stringify(model.get("timings"));
-    // wall-clock time of the first frame painted with this picture (for end-to-end timing)
-    requestAnimationFrame(() => { root.dataset.paintedAt = String(Date.now()); });
+// --- the picture -----------------------------------------------------------------------------
+function drawSvg(view) {
+  const t0 = performance.now();
+  const { model, graph, root } = view;
+  const message = model.get("message");
+  graph.textContent = "";
+  if (message) {
+    graph.appendChild(h("pre", "mg-message", message));
+  } else {
+    graph.innerHTML = model.get("svg"); // Graphviz output; every label was escaped in Python
   }
-
-  function applyZoom() {
-    const svg = graph.querySelector("svg");
-    if (!svg) return;
-    const z = zoom.value;
-    if (z === "fit") {
-      svg.style.maxWidth = "100%";
-      svg.style.width = "";
-    } else {
-      const natural = svg.viewBox.baseVal ? svg.viewBox.baseVal.width : 0;
-      svg.style.maxWidth = "none";
-      svg.style.width = `${(natural * parseFloat(z)) / 100}pt`;
-    }
+  view.elements = new Map();
+  view.applied = new Map();
+  for (const g of graph.querySelectorAll("svg g[id]")) {
+    view.elements.set(g.id, { el: g, base: g.getAttribute("class") || "" });
   }
+  view.summary.textContent = model.get("summary");
+  applyZoom(view);
+  graph.getBoundingClientRect(); // include style and layout in the measured time
+  root.dataset.drawMs = (performance.now() - t0).toFixed(1);
+  root.dataset.elements = String(view.elements.size);
+  root.dataset.timings = JSON.stringify(model.get("timings"));
+  // wall-clock time of the first frame painted with this picture (for end-to-end timing)
+  requestAnimationFrame(() => { root.dataset.paintedAt = String(Date.now()); });
+}
 
-  function rebuildHideable() {
-    // elements created during the trace (forward ops, create_graph) stay faint until then
-    hideable = new Set();
-    for (const f of frames) if (f.show) for (const id of f.show) hideable.add(id);
+function applyZoom(view) {
+  const svg = view.graph.querySelector("svg");
+  if (!svg) return;
+  const z = view.zoom.value;
+  if (z === "fit") {
+    svg.style.maxWidth = "100%";
+    svg.style.width = "";
+  } else {
+    const natural = svg.viewBox.baseVal ? svg.viewBox.baseVal.width : 0;
+    svg.style.maxWidth = "none";
+    svg.style.width = `${(natural * parseFloat(z)) / 100}pt`;
   }
+}
 
-  // --- stepping ---------------------------------------------------------------------------
-  function goto(k) {
-    const t0 = performance.now();
-    k = Math.max(0, Math.min(frames.length - 1, k));
-    if (k !== current + 1 || current < 0) {
-      state = emptyState();
-      for (let i = 0; i <= k; i++) fold(state, frames[i]);
-    } else {
-      fold(state, frames[k]);
-    }
-    current = k;
-    paint();
-    root.dataset.stepMs = (performance.now() - t0).toFixed(2);
+// elements created during the trace (forward ops, create_graph) stay faint until then
+function hideableIds(frames) {
+  const ids = new Set();
+  for (const f of frames) if (f.show) for (const id of f.show) ids.add(id);
+  return ids;
+}
+
+// --- stepping --------------------------------------------------------------------------------
+function goto(view, k) {
+  const t0 = performance.now();
+  const { frames } = view;
+  k = Math.max(0, Math.min(frames.length - 1, k));
+  if (k !== view.current + 1 || view.current < 0) {
+    view.state = emptyState();
+    for (let i = 0; i <= k; i++) fold(view.state, frames[i]);
+  } else {
+    fold(view.state, frames[k]);
   }
+  view.current = k;
+  applyClasses(view, desiredClasses(view));
+  paintPanel(view);
+  view.root.dataset.stepMs = (performance.now() - t0).toFixed(2);
+}
 
-  function desiredClasses() {
-    const want = new Map();
-    const mark = (id, cls) => {
-      if (id === undefined || id === null) return;
-      const target = alias[id] || id;
-      const old = want.get(target);
-      if (old === undefined || RANK.get(cls) >= RANK.get(old)) want.set(target, cls);
-    };
-    const f = frames[current] || {};
-    // an element is faint while nothing it stands for exists yet (a box: none of its nodes)
-    const visible = new Set();
-    for (const id of state.shown) visible.add(alias[id] || id);
-    for (const id of hideable) if (!visible.has(alias[id] || id)) mark(id, "mg-hidden");
-    if (mode === "forward") {
-      if (f.show) for (const id of f.show) mark(id, "mg-current");
-      return want;
-    }
-    for (const id of state.done) mark(id, "mg-done");
-    for (const id of state.queue) mark(id, "mg-ready");
-    for (const id of state.freed) mark(id, "mg-freed-now");
-    mark(f.node, "mg-current");
-    if (f.leaf) mark(f.leaf.id, "mg-updated");
-    mark(f.edge, "mg-active");
-    if (state.error) mark(state.error.node, "mg-error");
+// element id -> the one state class it should have at the current frame
+function desiredClasses(view) {
+  const { alias, state } = view;
+  const want = new Map();
+  const mark = (id, cls) => {
+    if (id === undefined || id === null) return;
+    const target = alias[id] || id;
+    const old = want.get(target);
+    if (old === undefined || RANK.get(cls) >= RANK.get(old)) want.set(target, cls);
+  };
+  const f = view.frames[view.current] || {};
+  // an element is faint while nothing it stands for exists yet (a box: none of its nodes)
+  const visible = new Set();
+  for (const id of state.shown) visible.add(alias[id] || id);
+  for (const id of view.hideable) if (!visible.has(alias[id] || id)) mark(id, "mg-hidden");
+  if (view.mode === "forward") {
+    if (f.show) for (const id of f.show) mark(id, "mg-current");
     return want;
   }
+  for (const id of state.done) mark(id, "mg-done");
+  for (const id of state.queue) mark(id, "mg-ready");
+  for (const id of state.freed) mark(id, "mg-freed-now");
+  mark(f.node, "mg-current");
+  if (f.leaf) mark(f.leaf.id, "mg-updated");
+  mark(f.edge, "mg-active");
+  if (state.error) mark(state.error.node, "mg-error");
+  return want;
+}
 
-  function paint() {
-    const want = desiredClasses();
-    for (const [id, cls] of applied) {
-      if (want.get(id) !== cls) {
-        const item = elements.get(id);
-        if (item) item.el.setAttribute("class", item.base);
-        applied.delete(id);
-      }
-    }
-    for (const [id, cls] of want) {
-      if (applied.get(id) === cls) continue;
+// change only the elements whose class differs from what the previous frame left
+function applyClasses(view, want) {
+  const { elements, applied } = view;
+  for (const [id, cls] of applied) {
+    if (want.get(id) !== cls) {
       const item = elements.get(id);
-      if (!item) continue;
-      item.el.setAttribute("class", `${item.base} ${cls}`);
-      applied.set(id, cls);
-    }
-    paintPanel();
-  }
-
-  const shownLines = {}; // section -> the text it shows now (unchanged sections are not touched)
-  function fill(key, lines, empty) {
-    const box = sections[key];
-    const text = lines.join("\n");
-    if (!box || shownLines[key] === text) return;
-    shownLines[key] = text;
-    box.textContent = "";
-    if (!lines.length) {
-      box.appendChild(h("div", "mg-empty", empty));
-      return;
-    }
-    for (const line of lines.slice(0, MAX_LINES)) box.appendChild(h("div", "mg-line", line));
-    if (lines.length > MAX_LINES) {
-      box.appendChild(h("div", "mg-empty", `… and ${lines.length - MAX_LINES} more`));
+      if (item) item.el.setAttribute("class", item.base);
+      applied.delete(id);
     }
   }
-
-  function paintPanel() {
-    const f = frames[current] || {};
-    counter.textContent = `${current + 1} / ${frames.length}`;
-    slider.value = String(current);
-    stepText.textContent = f.text || "";
-    root.dataset.frame = String(current);
-    root.dataset.kind = f.kind || "";
-    if (mode === "forward") {
-      const created = frames.slice(0, current + 1).filter((x) => x.node).map((x) => title(x.node));
-      fill("created", [`${created.length} node(s): ${created.join(", ")}`], "nothing yet");
-      return;
-    }
-    fill("grad", f.grad ? [f.grad] : [], "—");
-    fill("queue", state.queue.map(title), "(empty)");
-    const waiting = [...state.deps].filter(([, n]) => n > 0).map(([id, n]) => `${title(id)}: ${n}`);
-    fill("deps", waiting, "none");
-    fill("leaves", [...state.leaves.values()].map((l) => `${l.name}.grad: ${l.before} → ${l.after}`),
-         "no .grad written yet");
-    fill("hooks", state.hooks, "none");
-    fill("freed", [...state.freed].map(title), "none");
-    fill("error", state.error ? [state.error.error] : [], "none");
-    sections.error.parentElement.classList.toggle("mg-has-error", Boolean(state.error));
+  for (const [id, cls] of want) {
+    if (applied.get(id) === cls) continue;
+    const item = elements.get(id);
+    if (!item) continue;
+    item.el.setAttribute("class", `${item.base} ${cls}`);
+    applied.set(id, cls);
   }
+}
 
-  // --- controls ---------------------------------------------------------------------------
-  function syncFrame() {
-    model.set("frame", current);
-    model.save_changes();
+// --- the panel -------------------------------------------------------------------------------
+function title(view, id) {
+  return view.titles[id] || id;
+}
+
+function fill(view, key, lines, empty) {
+  const box = view.sections[key];
+  const text = lines.join("\n");
+  if (!box || view.shownLines[key] === text) return;
+  view.shownLines[key] = text;
+  box.textContent = "";
+  if (!lines.length) {
+    box.appendChild(h("div", "mg-empty", empty));
+    return;
   }
-
-  function stop() {
-    if (timer !== null) clearTimeout(timer);
-    timer = null;
-    play.textContent = "▶ play";
-    root.dataset.playing = "false";
-    syncFrame();
+  for (const line of lines.slice(0, MAX_LINES)) box.appendChild(h("div", "mg-line", line));
+  if (lines.length > MAX_LINES) {
+    box.appendChild(h("div", "mg-empty", `… and ${lines.length - MAX_LINES} more`));
   }
+}
 
-  function tick() {
-    if (current >= frames.length - 1) {
-      stop();
-      return;
-    }
-    goto(current + 1);
-    timer = setTimeout(tick, BASE_DELAY_MS / parseFloat(speed.value));
+function paintPanel(view) {
+  const { frames, current, root } = view;
+  const f = frames[current] || {};
+  view.counter.textContent = `${current + 1} / ${frames.length}`;
+  view.slider.value = String(current);
+  view.stepText.textContent = f.text || "";
+  root.dataset.frame = String(current);
+  root.dataset.kind = f.kind || "";
+  if (view.mode === "forward") paintCreated(view);
+  else paintEngineState(view, f);
+}
+
+function paintCreated(view) {
+  const made = view.frames.slice(0, view.current + 1).filter((x) => x.node);
+  const created = made.map((x) => title(view, x.node));
+  fill(view, "created", [`${created.length} node(s): ${created.join(", ")}`], "nothing yet");
+}
+
+function paintEngineState(view, f) {
+  const { state } = view;
+  const name = (id) => title(view, id);
+  fill(view, "grad", f.grad ? [f.grad] : [], "—");
+  fill(view, "queue", state.queue.map(name), "(empty)");
+  const waiting = [...state.deps].filter(([, n]) => n > 0).map(([id, n]) => `${name(id)}: ${n}`);
+  fill(view, "deps", waiting, "none");
+  const grads = [...state.leaves.values()].map((l) => `${l.name}.grad: ${l.before} → ${l.after}`);
+  fill(view, "leaves", grads, "no .grad written yet");
+  fill(view, "hooks", state.hooks, "none");
+  fill(view, "freed", [...state.freed].map(name), "none");
+  fill(view, "error", state.error ? [state.error.error] : [], "none");
+  view.sections.error.parentElement.classList.toggle("mg-has-error", Boolean(state.error));
+}
+
+// --- playing ---------------------------------------------------------------------------------
+function syncFrame(view) {
+  view.model.set("frame", view.current);
+  view.model.save_changes();
+}
+
+function stepDelay(view) {
+  return BASE_DELAY_MS / parseFloat(view.speed.value);
+}
+
+function stop(view) {
+  if (view.timer !== null) clearTimeout(view.timer);
+  view.timer = null;
+  view.play.textContent = "▶ play";
+  view.root.dataset.playing = "false";
+  syncFrame(view);
+}
+
+function tick(view) {
+  if (view.current >= view.frames.length - 1) {
+    stop(view);
+    return;
   }
+  goto(view, view.current + 1);
+  view.timer = setTimeout(() => tick(view), stepDelay(view));
+}
 
-  play.addEventListener("click", () => {
-    if (timer !== null) {
-      stop();
-      return;
-    }
-    if (current >= frames.length - 1) goto(0);
-    play.textContent = "❚❚ pause";
-    root.dataset.playing = "true";
-    timer = setTimeout(tick, BASE_DELAY_MS / parseFloat(speed.value));
-  });
-  const stepTo = (k) => {
-    if (timer !== null) stop();
-    goto(k);
-    syncFrame();
-  };
-  next.addEventListener("click", () => stepTo(current + 1));
-  prev.addEventListener("click", () => stepTo(current - 1));
-  first.addEventListener("click", () => stepTo(0));
-  slider.addEventListener("input", () => stepTo(parseInt(slider.value, 10)));
+function togglePlay(view) {
+  if (view.timer !== null) {
+    stop(view);
+    return;
+  }
+  if (view.current >= view.frames.length - 1) goto(view, 0);
+  view.play.textContent = "❚❚ pause";
+  view.root.dataset.playing = "true";
+  view.timer = setTimeout(() => tick(view), stepDelay(view));
+}
+
+function stepTo(view, k) {
+  if (view.timer !== null) stop(view);
+  goto(view, k);
+  syncFrame(view);
+}
+
+// --- controls --------------------------------------------------------------------------------
+function wireControls(view) {
+  const { model, play, next, prev, first, slider, speed, zoom, graph } = view;
+  play.addEventListener("click", () => togglePlay(view));
+  next.addEventListener("click", () => stepTo(view, view.current + 1));
+  prev.addEventListener("click", () => stepTo(view, view.current - 1));
+  first.addEventListener("click", () => stepTo(view, 0));
+  slider.addEventListener("input", () => stepTo(view, parseInt(slider.value, 10)));
   speed.addEventListener("change", () => {
     model.set("speed", parseFloat(speed.value));
     model.save_changes();
   });
-  zoom.addEventListener("change", applyZoom);
+  zoom.addEventListener("change", () => applyZoom(view));
   graph.addEventListener("click", (event) => {
     const box = event.target.closest("g.mg-box, g.mg-cluster");
     if (box && graph.contains(box)) model.send({ toggle: box.id });
   });
+}
 
-  // --- kernel-side changes (a module opened or closed: a new picture) ----------------------
-  function reload() {
-    frames = model.get("frames");
-    titles = model.get("titles");
-    alias = model.get("alias");
-    slider.max = String(Math.max(0, frames.length - 1));
-    rebuildHideable();
-    drawSvg();
-    const k = current >= 0 ? current : model.get("frame");
-    current = -1;
-    if (frames.length) goto(k);
-    else paintPanel();
-  }
-  function followKernel() { // `player.frame = k` in Python moves this view too
-    const k = model.get("frame");
-    if (k !== current && frames.length) goto(k);
-  }
-  model.on("change:svg", reload);
-  model.on("change:frame", followKernel);
+// --- kernel-side changes (a module opened or closed: a new picture) --------------------------
+function reload(view) {
+  const { model } = view;
+  view.frames = model.get("frames");
+  view.titles = model.get("titles");
+  view.alias = model.get("alias");
+  view.slider.max = String(Math.max(0, view.frames.length - 1));
+  view.hideable = hideableIds(view.frames);
+  drawSvg(view);
+  const k = view.current >= 0 ? view.current : model.get("frame");
+  view.current = -1;
+  if (view.frames.length) goto(view, k);
+  else paintPanel(view);
+}
 
-  reload();
+function followKernel(view) { // `player.frame = k` in Python moves this view too
+  const k = view.model.get("frame");
+  if (k !== view.current && view.frames.length) goto(view, k);
+}
+
+function render({ model, el }) {
+  const view = buildView(model, el);
+  wireControls(view);
+  const onSvg = () => reload(view);
+  const onFrame = () => followKernel(view);
+  model.on("change:svg", onSvg);
+  model.on("change:frame", onFrame);
+  reload(view);
   return () => { // the view is gone (output cleared): stop the timer, drop the listeners
-    if (timer !== null) clearTimeout(timer);
-    model.off("change:svg", reload);
-    model.off("change:frame", followKernel);
+    if (view.timer !== null) clearTimeout(view.timer);
+    model.off("change:svg", onSvg);
+    model.off("change:frame", onFrame);
   };
 }
 

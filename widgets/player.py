@@ -11,15 +11,17 @@ from __future__ import annotations
 import time
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anywidget
 import traitlets
 
 from .frames import FrameMaker
 from .svg import DotNotFoundError
-from .trace import Trace
 from .view import MAX_NODES, GraphTooLargeError, GraphView
+
+if TYPE_CHECKING:  # a trace makes its player (`Trace.player`): trace.py imports this module
+    from .trace import Trace
 
 HERE = Path(__file__).parent
 

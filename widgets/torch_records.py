@@ -24,7 +24,7 @@ from .modules import flatten_tensors
 
 def forward_mode(records: list[dict]):
     """A TorchFunctionMode appending "node_created" records to `records` (enter it as a context)."""
-    from torch.overrides import TorchFunctionMode
+    from torch.overrides import TorchFunctionMode  # torch only when the user hands us torch
 
     class _ForwardMode(TorchFunctionMode):
         def __init__(self) -> None:
@@ -117,7 +117,7 @@ class BackwardHooks:
 
     # --- one pass ---------------------------------------------------------------------------
     def _begin(self, first: Any, seed) -> None:
-        import torch
+        import torch  # only when the user hands us torch objects
 
         self.active = True
         roots = [t.grad_fn for t in self.roots if t.grad_fn is not None] or [first]

@@ -7,6 +7,7 @@
 
 minigrad reports its own steps (`minigrad.autograd.record_steps`); a torch pass is observed by
 `torch_records`. torch is used only when the user's objects are torch's (it is then imported).
+A trace shows itself with `.draw()` (view.py) and `.player()` (player.py): it imports them.
 """
 
 from __future__ import annotations
@@ -14,19 +15,17 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from minigrad.autograd.observe import record_steps
+from minigrad.autograd import record_steps
 
 from . import adapters, torch_records
 from .frames import make_frames
 from .model import Graph
 from .modules import ModuleMap
+from .player import BackwardPlayer, ForwardPlayer, Player
+from .view import GraphView
 from .walk import GraphBuilder
-
-if TYPE_CHECKING:  # the view and players import this module
-    from .player import Player
-    from .view import GraphView
 
 
 class Trace:
@@ -58,14 +57,10 @@ class Trace:
 
     def draw(self, **options: Any) -> GraphView:
         """The static view of the recorded graph (options as for GraphView)."""
-        from .view import GraphView
-
         return GraphView(self.graph, classes=self.classes, **options)
 
     def player(self, **options: Any) -> Player:
         """The animated player for this trace."""
-        from .player import BackwardPlayer, ForwardPlayer
-
         return (ForwardPlayer if self.kind == "forward" else BackwardPlayer)(self, **options)
 
     def __repr__(self) -> str:
