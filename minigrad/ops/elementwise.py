@@ -40,76 +40,10 @@ def broadcast_operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], An
     return tensors, arrays, dtype
 
 
-def _needs(tensors: list[Tensor]) -> list[bool]:
-    return [t.requires_grad for t in tensors]
-
-
 # --- binary ------------------------------------------------------------------------------
 class AddBackward0(Node):
     def backward(self, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
-
-
-class SubBackward0(Node):
-    def backward(self, g):
-        return g, -g if self.alpha == 1 else g * -self.alpha
-
-
-class RsubBackward1(Node):
-    def backward(self, g):
-        return (-g,)
-
-
-class MulBackward0(Node):
-    def backward(self, g):
-        other = self.saved("other")
-        self_ = self.saved("self")
-        return (g * other if other is not None else None, g * self_ if self_ is not None else None)
-
-
-class DivBackward0(Node):
-    def backward(self, g):
-        other = self.saved("other")
-        self_ = self.saved("self")
-        ga = g / other if self.next_functions[0][0] is not None else None
-        gb = -g * self_ / (other * other) if self_ is not None else None
-        return ga, gb
-
-
-class PowBackward0(Node):
-    def backward(self, g):
-        x, e = self.saved("self"), self.exponent
-        if e == 0:
-            return (g * 0,)
-        return (g * e * x ** (e - 1),)
-
-
-class PowBackward1(Node):
-    runs_on_arrays = False  # written with Tensor methods (log, where on Tensors)
-
-    def backward(self, g):
-        x, e, r = self.saved("self"), self.saved("exponent"), self.saved("result")
-        ga = g * e * x ** (e - 1) if self.next_functions[0][0] is not None else None
-        gb = None
-        if self.next_functions[1][0] is not None:
-            safe = (
-                where(x._data == 0, g * 0, g * r * x.log())
-                if (x._data == 0).any()
-                else (g * r * x.log())
-            )
-            gb = safe
-        return ga, gb
-
-
-class PowBackward2(Node):
-    def backward(self, g):
-        r = self.saved("result")
-        return (g * r * float(np.log(self.base)),)
-
-
-class NegBackward0(Node):
-    def backward(self, g):
-        return (-g,)
 
 
 def add(a: Any, b: Any, alpha: float = 1) -> Tensor:
@@ -139,6 +73,16 @@ def _check_sub(a: Any, b: Any) -> None:
         )
 
 
+class SubBackward0(Node):
+    def backward(self, g):
+        return g, -g if self.alpha == 1 else g * -self.alpha
+
+
+class RsubBackward1(Node):
+    def backward(self, g):
+        return (-g,)
+
+
 def sub(a: Any, b: Any, alpha: float = 1) -> Tensor:
     _check_sub(a, b)
     (ta, tb), (x, y), _ = broadcast_operands(a, b)
@@ -152,10 +96,30 @@ def rsub(a: Any, b: Any) -> Tensor:
     return record(RsubBackward1, y - x, (ta,))
 
 
+class MulBackward0(Node):
+    def backward(self, g):
+        other = self.saved("other")
+        self_ = self.saved("self")
+        return (g * other if other is not None else None, g * self_ if self_ is not None else None)
+
+
 def mul(a: Any, b: Any) -> Tensor:
     (ta, tb), (x, y), _ = broadcast_operands(a, b)
     save = {"other": tb if ta.requires_grad else None, "self": ta if tb.requires_grad else None}
     return record(MulBackward0, x * y, (ta, tb), save=save)
+
+
+def _needs(tensors: list[Tensor]) -> list[bool]:
+    return [t.requires_grad for t in tensors]
+
+
+class DivBackward0(Node):
+    def backward(self, g):
+        other = self.saved("other")
+        self_ = self.saved("self")
+        ga = g / other if self.next_functions[0][0] is not None else None
+        gb = -g * self_ / (other * other) if self_ is not None else None
+        return ga, gb
 
 
 def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
@@ -201,6 +165,37 @@ def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     )
 
 
+class PowBackward0(Node):
+    def backward(self, g):
+        x, e = self.saved("self"), self.exponent
+        if e == 0:
+            return (g * 0,)
+        return (g * e * x ** (e - 1),)
+
+
+class PowBackward1(Node):
+    runs_on_arrays = False  # written with Tensor methods (log, where on Tensors)
+
+    def backward(self, g):
+        x, e, r = self.saved("self"), self.saved("exponent"), self.saved("result")
+        ga = g * e * x ** (e - 1) if self.next_functions[0][0] is not None else None
+        gb = None
+        if self.next_functions[1][0] is not None:
+            safe = (
+                where(x._data == 0, g * 0, g * r * x.log())
+                if (x._data == 0).any()
+                else (g * r * x.log())
+            )
+            gb = safe
+        return ga, gb
+
+
+class PowBackward2(Node):
+    def backward(self, g):
+        r = self.saved("result")
+        return (g * r * float(np.log(self.base)),)
+
+
 def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 - torch.pow
     (ta, tb), (x, y), dtype = broadcast_operands(a, b)
     if not isinstance(a, Tensor):  # number ** tensor
@@ -214,6 +209,11 @@ def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 - torch.pow
     )
 
 
+class NegBackward0(Node):
+    def backward(self, g):
+        return (-g,)
+
+
 def neg(a: Tensor) -> Tensor:
     if a._data.dtype == np.bool_:
         raise RuntimeError(
@@ -225,9 +225,28 @@ def neg(a: Tensor) -> Tensor:
 
 
 # --- unary --------------------------------------------------------------------------------
+def _unary(node_cls: type[Node], fn, a: Tensor, save_self=False, save_result=False) -> Tensor:
+    x = a._data
+    if not np.issubdtype(x.dtype, np.floating):
+        x = x.astype(dtypes.get_default_dtype().np)  # ints become the default float
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        data = fn(x)
+    return record(
+        node_cls,
+        data.astype(x.dtype, copy=False),
+        (a,),
+        save={"self": a} if save_self else None,
+        save_result=save_result,
+    )
+
+
 class ExpBackward0(Node):
     def backward(self, g):
         return (g * self.saved("result"),)
+
+
+def exp(a: Tensor) -> Tensor:
+    return _unary(ExpBackward0, np.exp, a, save_result=True)
 
 
 class LogBackward0(Node):
@@ -235,14 +254,26 @@ class LogBackward0(Node):
         return (g / self.saved("self"),)
 
 
+def log(a: Tensor) -> Tensor:
+    return _unary(LogBackward0, np.log, a, save_self=True)
+
+
 class SinBackward0(Node):
     def backward(self, g):
         return (g * formula.cos(self.saved("self")),)
 
 
+def sin(a: Tensor) -> Tensor:
+    return _unary(SinBackward0, np.sin, a, save_self=True)
+
+
 class CosBackward0(Node):
     def backward(self, g):
         return (g * -formula.sin(self.saved("self")),)
+
+
+def cos(a: Tensor) -> Tensor:
+    return _unary(CosBackward0, np.cos, a, save_self=True)
 
 
 class TanhBackward0(Node):
@@ -251,10 +282,28 @@ class TanhBackward0(Node):
         return (g * (1 - r * r),)
 
 
+def tanh(a: Tensor) -> Tensor:
+    return _unary(TanhBackward0, np.tanh, a, save_result=True)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    # split by sign so that exp never overflows
+    out = np.empty_like(x)
+    pos = x >= 0
+    out[pos] = 1 / (1 + np.exp(-x[pos]))
+    e = np.exp(x[~pos])
+    out[~pos] = e / (1 + e)
+    return out
+
+
 class SigmoidBackward0(Node):
     def backward(self, g):
         r = self.saved("result")
         return (g * r * (1 - r),)
+
+
+def sigmoid(a: Tensor) -> Tensor:
+    return _unary(SigmoidBackward0, _sigmoid, a, save_result=True)
 
 
 class ReluBackward0(Node):
@@ -288,88 +337,26 @@ def threshold_backward(g: Tensor, result: Tensor) -> Tensor:
     return record(ThresholdBackwardBackward0, data, (g, result), save=save)
 
 
-class AbsBackward0(Node):
-    def backward(self, g):
-        return (g * np.sign(formula.data(self.saved("self"))),)
-
-
-class SqrtBackward0(Node):
-    def backward(self, g):
-        return (g / (2 * self.saved("result")),)
-
-
-class ClampBackward1(Node):
-    """clamp with number bounds; PyTorch names it ClampBackward1 whichever bounds are given."""
-
-    def backward(self, g):
-        x = formula.data(self.saved("self"))
-        keep = np.ones(x.shape, dtype=bool)
-        if self.min is not None:
-            keep &= x >= self.min
-        if self.max is not None:
-            keep &= x <= self.max
-        return (g * keep,)
-
-
-def _unary(node_cls: type[Node], fn, a: Tensor, save_self=False, save_result=False) -> Tensor:
-    x = a._data
-    if not np.issubdtype(x.dtype, np.floating):
-        x = x.astype(dtypes.get_default_dtype().np)  # ints become the default float
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        data = fn(x)
-    return record(
-        node_cls,
-        data.astype(x.dtype, copy=False),
-        (a,),
-        save={"self": a} if save_self else None,
-        save_result=save_result,
-    )
-
-
-def exp(a: Tensor) -> Tensor:
-    return _unary(ExpBackward0, np.exp, a, save_result=True)
-
-
-def log(a: Tensor) -> Tensor:
-    return _unary(LogBackward0, np.log, a, save_self=True)
-
-
-def sin(a: Tensor) -> Tensor:
-    return _unary(SinBackward0, np.sin, a, save_self=True)
-
-
-def cos(a: Tensor) -> Tensor:
-    return _unary(CosBackward0, np.cos, a, save_self=True)
-
-
-def tanh(a: Tensor) -> Tensor:
-    return _unary(TanhBackward0, np.tanh, a, save_result=True)
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    # split by sign so that exp never overflows
-    out = np.empty_like(x)
-    pos = x >= 0
-    out[pos] = 1 / (1 + np.exp(-x[pos]))
-    e = np.exp(x[~pos])
-    out[~pos] = e / (1 + e)
-    return out
-
-
-def sigmoid(a: Tensor) -> Tensor:
-    return _unary(SigmoidBackward0, _sigmoid, a, save_result=True)
-
-
 def relu(a: Tensor) -> Tensor:
     if a._data.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
     return record(ReluBackward0, kernels.relu_forward(a._data), (a,), save_result=True)
 
 
+class AbsBackward0(Node):
+    def backward(self, g):
+        return (g * np.sign(formula.data(self.saved("self"))),)
+
+
 def abs(a: Tensor) -> Tensor:  # noqa: A001
     if a._data.dtype == np.bool_:
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     return record(AbsBackward0, np.abs(a._data), (a,), save={"self": a})
+
+
+class SqrtBackward0(Node):
+    def backward(self, g):
+        return (g / (2 * self.saved("result")),)
 
 
 def sqrt(a: Tensor) -> Tensor:
@@ -386,6 +373,19 @@ def reciprocal(a: Tensor) -> Tensor:
     return _unary(ReciprocalBackward0, np.reciprocal, a, save_result=True)
 
 
+class ClampBackward1(Node):
+    """clamp with number bounds; PyTorch names it ClampBackward1 whichever bounds are given."""
+
+    def backward(self, g):
+        x = formula.data(self.saved("self"))
+        keep = np.ones(x.shape, dtype=bool)
+        if self.min is not None:
+            keep &= x >= self.min
+        if self.max is not None:
+            keep &= x <= self.max
+        return (g * keep,)
+
+
 def clamp(a: Tensor, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
     """The bounds take part in type promotion: an int tensor clamped at 0.5 becomes float."""
     if min is None and max is None:
@@ -397,6 +397,13 @@ def clamp(a: Tensor, min: float | None = None, max: float | None = None) -> Tens
     hi = np.inf if max is None else max
     data = np.clip(x, lo, hi).astype(dtype.np)
     return record(ClampBackward1, data, (ta,), save={"self": ta}, min=min, max=max)
+
+
+class WhereBackward0(Node):
+    def backward(self, g):
+        zero = g * 0
+        pick = where if isinstance(g, Tensor) else np.where
+        return pick(self.cond, g, zero), pick(self.cond, zero, g)
 
 
 def where(cond: Any, a: Any, b: Any) -> Tensor:
@@ -411,11 +418,21 @@ def where(cond: Any, a: Any, b: Any) -> Tensor:
     return record(WhereBackward0, np.where(c, x, y), (ta, tb), cond=c)
 
 
-class WhereBackward0(Node):
+def _zero_where(g: Any, mask: np.ndarray) -> Any:
+    return masked_fill(g, mask, 0) if isinstance(g, Tensor) else np.where(mask, 0, g)
+
+
+class MaskedFillBackward0(Node):
     def backward(self, g):
-        zero = g * 0
-        pick = where if isinstance(g, Tensor) else np.where
-        return pick(self.cond, g, zero), pick(self.cond, zero, g)
+        return (_zero_where(g, self.mask),)
+
+
+class MaskedFillBackward1(Node):
+    """A 0-dim tensor value gets the sum of the gradient at the filled places."""
+
+    def backward(self, g):
+        keep = _zero_where(g, self.mask)
+        return keep, (g - keep).sum()
 
 
 def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
@@ -437,20 +454,3 @@ def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
         )
     data = np.where(m, value._data.astype(a._data.dtype), a._data)
     return record(MaskedFillBackward1, data, (a, value), mask=m)
-
-
-def _zero_where(g: Any, mask: np.ndarray) -> Any:
-    return masked_fill(g, mask, 0) if isinstance(g, Tensor) else np.where(mask, 0, g)
-
-
-class MaskedFillBackward0(Node):
-    def backward(self, g):
-        return (_zero_where(g, self.mask),)
-
-
-class MaskedFillBackward1(Node):
-    """A 0-dim tensor value gets the sum of the gradient at the filled places."""
-
-    def backward(self, g):
-        keep = _zero_where(g, self.mask)
-        return keep, (g - keep).sum()

@@ -18,17 +18,17 @@ class ScatterFlatBackward(Node):
         return (gather_flat(h, self.indices),)
 
 
-class GatherFlatBackward(Node):
-    def backward(self, g):
-        return (scatter_flat(g, self.indices, self.self_sym_sizes),)
-
-
 def scatter_flat(g: Any, indices: np.ndarray, shape: tuple) -> Any:
     """Zeros of `shape` with g added at the flat positions `indices` (g.shape == indices.shape)."""
     g_data = formula.data(g)
     data = np.zeros(int(np.prod(shape)), dtype=g_data.dtype)
     np.add.at(data, indices.ravel(), np.ravel(g_data))
     return formula.result(ScatterFlatBackward, data.reshape(shape), (g,), indices=indices)
+
+
+class GatherFlatBackward(Node):
+    def backward(self, g):
+        return (scatter_flat(g, self.indices, self.self_sym_sizes),)
 
 
 def gather_flat(h: Any, indices: np.ndarray) -> Any:

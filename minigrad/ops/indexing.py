@@ -26,11 +26,26 @@ def _is_advanced(k: Any) -> bool:
     )
 
 
+def _basic(a: Tensor, key: tuple, cls: type[Node]) -> Tensor:
+    view_key = key if Ellipsis in key else key + (Ellipsis,)  # keeps 0-d results numpy views
+    out = record(cls, a._data[view_key], (a,), self_sym_sizes=tuple(a.shape), key=key)
+    return mark_view(out, a, lambda arr: arr[view_key])
+
+
+class SelectBackward0(Node):
+    def backward(self, g):
+        return (scatter_into_zeros(g, self.self_sym_sizes, self.key),)
+
+
 class ScatterBackward(Node):
     """Backward of scatter_into_zeros: read the gradient back at the same positions."""
 
     def backward(self, g):
         return (g[self.key],)
+
+
+class IndexPutBackward0Grad(ScatterBackward):
+    pass
 
 
 def scatter_into_zeros(g: Any, shape: tuple, key: Any) -> Any:
@@ -39,28 +54,6 @@ def scatter_into_zeros(g: Any, shape: tuple, key: Any) -> Any:
     data = np.zeros(shape, dtype=g_data.dtype)
     np.add.at(data, key, g_data)
     return formula.result(IndexPutBackward0Grad, data, (g,), key=key)
-
-
-class IndexPutBackward0Grad(ScatterBackward):
-    pass
-
-
-class SelectBackward0(Node):
-    def backward(self, g):
-        return (scatter_into_zeros(g, self.self_sym_sizes, self.key),)
-
-
-class SliceBackward0(SelectBackward0):
-    pass
-
-
-class IndexBackward0(SelectBackward0):
-    pass
-
-
-class AliasBackward0(Node):
-    def backward(self, g):
-        return (g,)
 
 
 def select(a: Tensor, dim: int, index: int) -> Tensor:
@@ -80,10 +73,53 @@ def _select(a: Tensor, d: int, index: int) -> Tensor:
     return _basic(a, key, SelectBackward0)
 
 
-def _basic(a: Tensor, key: tuple, cls: type[Node]) -> Tensor:
-    view_key = key if Ellipsis in key else key + (Ellipsis,)  # keeps 0-d results numpy views
-    out = record(cls, a._data[view_key], (a,), self_sym_sizes=tuple(a.shape), key=key)
-    return mark_view(out, a, lambda arr: arr[view_key])
+class SliceBackward0(SelectBackward0):
+    pass
+
+
+def _slice(a: Tensor, dim: int, k: slice, always: bool = False) -> Tensor:
+    if k.step is not None and k.step <= 0:
+        raise ValueError("step must be greater than zero")
+    start, stop, step = k.indices(a.shape[dim])
+    # PyTorch skips a slice that keeps everything, judged on the bounds as written: x[0:9, :]
+    # is skipped, x[-3:, :] is recorded even when it also keeps every row
+    keeps_all = (
+        k.start in (None, 0) and (k.stop is None or k.stop >= a.shape[dim]) and k.step in (None, 1)
+    )
+    if keeps_all and not always:
+        return a
+    return _basic(a, (slice(None),) * dim + (slice(start, stop, step),), SliceBackward0)
+
+
+class IndexBackward0(SelectBackward0):
+    pass
+
+
+def _gather(a: Tensor, advanced: dict[int, np.ndarray]) -> Tensor:
+    """a[key] for advanced indices at the given dims; masks become their nonzero() indices."""
+    key: list[Any] = [slice(None)] * a.ndim
+    for n, (d, idx) in enumerate(sorted(advanced.items())):
+        if idx.dtype == np.bool_:
+            for i, (m, s) in enumerate(zip(idx.shape, a.shape[d:], strict=False)):
+                if m != s:
+                    raise IndexError(
+                        f"The shape of the mask {list(idx.shape)} at index {i} does "
+                        f"not match the shape of the indexed tensor "
+                        f"{list(a.shape)} at index {d + i}"
+                    )
+            key[d : d + idx.ndim] = np.nonzero(idx)
+            continue
+        size = a.shape[d]
+        bad = idx[(idx < -size) | (idx >= size)]
+        if bad.size:
+            raise IndexError(
+                f"index {int(bad.flat[0])} is out of bounds for dimension {n} with size {size}"
+            )
+        key[d] = idx.astype(np.int64)
+    last = max(i for i, k in enumerate(key) if not isinstance(k, slice))
+    key = tuple(key[: last + 1])
+    data = np.ascontiguousarray(a._data[key])  # numpy may lay the result out transposed
+    return record(IndexBackward0, data, (a,), self_sym_sizes=tuple(a.shape), key=key)
 
 
 _ZERO_DIM = (
@@ -129,18 +165,9 @@ def _dims_taken(k: Any) -> int:
     return arr.ndim if arr.dtype == np.bool_ else 1
 
 
-def _slice(a: Tensor, dim: int, k: slice, always: bool = False) -> Tensor:
-    if k.step is not None and k.step <= 0:
-        raise ValueError("step must be greater than zero")
-    start, stop, step = k.indices(a.shape[dim])
-    # PyTorch skips a slice that keeps everything, judged on the bounds as written: x[0:9, :]
-    # is skipped, x[-3:, :] is recorded even when it also keeps every row
-    keeps_all = (
-        k.start in (None, 0) and (k.stop is None or k.stop >= a.shape[dim]) and k.step in (None, 1)
-    )
-    if keeps_all and not always:
-        return a
-    return _basic(a, (slice(None),) * dim + (slice(start, stop, step),), SliceBackward0)
+class AliasBackward0(Node):
+    def backward(self, g):
+        return (g,)
 
 
 def getitem(a: Tensor, key: Any) -> Tensor:
@@ -179,33 +206,6 @@ def getitem(a: Tensor, key: Any) -> Tensor:
     if advanced:
         return _gather(out, advanced)
     return _basic(a, (Ellipsis,), AliasBackward0) if out is a else out
-
-
-def _gather(a: Tensor, advanced: dict[int, np.ndarray]) -> Tensor:
-    """a[key] for advanced indices at the given dims; masks become their nonzero() indices."""
-    key: list[Any] = [slice(None)] * a.ndim
-    for n, (d, idx) in enumerate(sorted(advanced.items())):
-        if idx.dtype == np.bool_:
-            for i, (m, s) in enumerate(zip(idx.shape, a.shape[d:], strict=False)):
-                if m != s:
-                    raise IndexError(
-                        f"The shape of the mask {list(idx.shape)} at index {i} does "
-                        f"not match the shape of the indexed tensor "
-                        f"{list(a.shape)} at index {d + i}"
-                    )
-            key[d : d + idx.ndim] = np.nonzero(idx)
-            continue
-        size = a.shape[d]
-        bad = idx[(idx < -size) | (idx >= size)]
-        if bad.size:
-            raise IndexError(
-                f"index {int(bad.flat[0])} is out of bounds for dimension {n} with size {size}"
-            )
-        key[d] = idx.astype(np.int64)
-    last = max(i for i, k in enumerate(key) if not isinstance(k, slice))
-    key = tuple(key[: last + 1])
-    data = np.ascontiguousarray(a._data[key])  # numpy may lay the result out transposed
-    return record(IndexBackward0, data, (a,), self_sym_sizes=tuple(a.shape), key=key)
 
 
 class IndexPutBackward0(Node):

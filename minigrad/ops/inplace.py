@@ -87,6 +87,12 @@ def _adopt(t: Tensor, result: Tensor) -> None:
             node._saved[key] = SavedTensor(t, is_output=True)
 
 
+def _flat_index(view: Tensor) -> np.ndarray:
+    """Where each element of a view lives in its base, found by viewing an index array."""
+    base = view._base
+    return np.array(view._view_fn(np.arange(base._data.size).reshape(base.shape)))
+
+
 def apply_inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
     """Run `fn(t, *args)` and store the result in t, with PyTorch's autograd semantics."""
     _check(t)
@@ -129,17 +135,26 @@ class CopySlices(Node):
         return freed
 
 
+def _inplace_on_view(view: Tensor, fn: Callable[..., Tensor], *args: Any, **kw: Any) -> Tensor:
+    base = view._base
+    flat_index = _flat_index(view)
+    result = fn(_snapshot(view), *args, **kw)
+    op = result._grad_fn
+    node = CopySlices()
+    node.next_functions = (edge_of(base),) + op.next_functions[1:]
+    node._input_meta = ((base._data.shape, base._data.dtype),) + op._input_meta[1:]
+    node.fn, node.flat_index = op, flat_index
+    _write(view, result._data)
+    base._grad_fn, base._output_nr = node, 0
+    view._regenerate_view_history()
+    return view
+
+
 class AsStridedBackward0(Node):
     """A written view's new history: a window into its base's new history."""
 
     def backward(self, g):
         return (scatter_flat(g, self.flat_index, self.base_shape),)
-
-
-def _flat_index(view: Tensor) -> np.ndarray:
-    """Where each element of a view lives in its base, found by viewing an index array."""
-    base = view._base
-    return np.array(view._view_fn(np.arange(base._data.size).reshape(base.shape)))
 
 
 def regenerate_view_history(view: Tensor) -> None:
@@ -162,33 +177,18 @@ def _view_of_base(view: Tensor):
     )._grad_fn
 
 
-def _inplace_on_view(view: Tensor, fn: Callable[..., Tensor], *args: Any, **kw: Any) -> Tensor:
-    base = view._base
-    flat_index = _flat_index(view)
-    result = fn(_snapshot(view), *args, **kw)
-    op = result._grad_fn
-    node = CopySlices()
-    node.next_functions = (edge_of(base),) + op.next_functions[1:]
-    node._input_meta = ((base._data.shape, base._data.dtype),) + op._input_meta[1:]
-    node.fn, node.flat_index = op, flat_index
-    _write(view, result._data)
-    base._grad_fn, base._output_nr = node, 0
-    view._regenerate_view_history()
-    return view
-
-
 # --- PyTorch's in-place methods on top of their out-of-place twins -------------------------
+class FillBackward0(Node):
+    def backward(self, g):
+        return (g * 0,)
+
+
 def fill(t: Tensor, value: Any) -> Tensor:
     return record(
         FillBackward0,
         np.full(t.shape, value._data if isinstance(value, Tensor) else value, dtype=t._data.dtype),
         (t,),
     )
-
-
-class FillBackward0(Node):
-    def backward(self, g):
-        return (g * 0,)
 
 
 class ZeroBackward0(FillBackward0):

@@ -35,36 +35,29 @@ def _needs(node: Node, i: int) -> bool:
     return node.next_functions[i][0] is not None
 
 
+def _check_mm(x: np.ndarray, y: np.ndarray) -> None:
+    if x.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if y.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if x.shape[1] != y.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} "
+            f"and {y.shape[0]}x{y.shape[1]})"
+        )
+    if x.dtype != y.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: "
+            f"{dtypes.C_NAMES[x.dtype.name]} != {dtypes.C_NAMES[y.dtype.name]}"
+        )
+
+
 class DotBackward0(Node):
     def backward(self, g):
         return (
             g * self.saved("tensor") if _needs(self, 0) else None,
             g * self.saved("self") if _needs(self, 1) else None,
         )
-
-
-class MvBackward0(Node):
-    def backward(self, g):
-        vec = self.saved("vec")
-        ga = formula.unsqueeze(g, 1) * formula.unsqueeze(vec, 0) if _needs(self, 0) else None
-        gb = formula.mv(formula.t(self.saved("self")), g) if _needs(self, 1) else None
-        return ga, gb
-
-
-class MmBackward0(Node):
-    def backward(self, g):
-        ga = formula.mm(g, formula.t(self.saved("mat2"))) if _needs(self, 0) else None
-        gb = formula.mm(formula.t(self.saved("self")), g) if _needs(self, 1) else None
-        return ga, gb
-
-
-class BmmBackward0(Node):
-    runs_on_arrays = False  # bmm and transpose(1, 2) on Tensors
-
-    def backward(self, g):
-        ga = bmm(g, self.saved("mat2").transpose(1, 2)) if _needs(self, 0) else None
-        gb = bmm(self.saved("self").transpose(1, 2), g) if _needs(self, 1) else None
-        return ga, gb
 
 
 def dot(a: Tensor, b: Tensor) -> Tensor:
@@ -87,6 +80,14 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
     )
 
 
+class MvBackward0(Node):
+    def backward(self, g):
+        vec = self.saved("vec")
+        ga = formula.unsqueeze(g, 1) * formula.unsqueeze(vec, 0) if _needs(self, 0) else None
+        gb = formula.mv(formula.t(self.saved("self")), g) if _needs(self, 1) else None
+        return ga, gb
+
+
 def mv(a: Tensor, b: Tensor) -> Tensor:
     if a.ndim != 2 or b.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
@@ -104,27 +105,26 @@ def mv(a: Tensor, b: Tensor) -> Tensor:
     return record(MvBackward0, a._data @ b._data, (a, b), save=_saves(a, b, ("self", "vec")))
 
 
-def _check_mm(x: np.ndarray, y: np.ndarray) -> None:
-    if x.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if y.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
-    if x.shape[1] != y.shape[0]:
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} "
-            f"and {y.shape[0]}x{y.shape[1]})"
-        )
-    if x.dtype != y.dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: "
-            f"{dtypes.C_NAMES[x.dtype.name]} != {dtypes.C_NAMES[y.dtype.name]}"
-        )
+class MmBackward0(Node):
+    def backward(self, g):
+        ga = formula.mm(g, formula.t(self.saved("mat2"))) if _needs(self, 0) else None
+        gb = formula.mm(formula.t(self.saved("self")), g) if _needs(self, 1) else None
+        return ga, gb
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
     _check_mm(a._data, b._data)
     _no_bool(a, "addmm_impl_cpu_")
     return record(MmBackward0, a._data @ b._data, (a, b), save=_saves(a, b, ("self", "mat2")))
+
+
+class BmmBackward0(Node):
+    runs_on_arrays = False  # bmm and transpose(1, 2) on Tensors
+
+    def backward(self, g):
+        ga = bmm(g, self.saved("mat2").transpose(1, 2)) if _needs(self, 0) else None
+        gb = bmm(self.saved("self").transpose(1, 2), g) if _needs(self, 1) else None
+        return ga, gb
 
 
 def bmm(a: Tensor, b: Tensor) -> Tensor:

@@ -64,6 +64,13 @@ class ConvInputGrad(_ConvBackwardBackward):
         )
 
 
+def conv2d_input_grad(g: Any, w: Any, x_shape: tuple, stride: int, pad: int) -> Any:
+    data = kernels.conv2d_input_grad(formula.data(g), formula.data(w), tuple(x_shape), stride, pad)
+    return formula.result(
+        ConvInputGrad, data, (g, w), save={"grad": g, "weight": w}, stride=stride, padding=pad
+    )
+
+
 class ConvWeightGrad(_ConvBackwardBackward):
     def backward(self, h):
         x, g = self.saved("input"), self.saved("grad")
@@ -71,13 +78,6 @@ class ConvWeightGrad(_ConvBackwardBackward):
             conv2d_input_grad(g, h, x.shape, self.stride, self.padding),
             _conv(x, h, self.stride, self.padding),
         )
-
-
-def conv2d_input_grad(g: Any, w: Any, x_shape: tuple, stride: int, pad: int) -> Any:
-    data = kernels.conv2d_input_grad(formula.data(g), formula.data(w), tuple(x_shape), stride, pad)
-    return formula.result(
-        ConvInputGrad, data, (g, w), save={"grad": g, "weight": w}, stride=stride, padding=pad
-    )
 
 
 def conv2d_weight_grad(x: Any, g: Any, w_shape: tuple, stride: int, pad: int) -> Any:
@@ -151,11 +151,6 @@ class _ScatterFlat(Node):
         return (_gather_flat(h, self.indices, self.grad_shape),)
 
 
-class _GatherFlat(Node):
-    def backward(self, g):
-        return (_scatter_flat(g, self.indices, self.self_sym_sizes),)
-
-
 def _scatter_flat(g: Any, indices: np.ndarray, shape: tuple) -> Any:
     """Pooling's backward: g added at the input positions its maxima came from."""
     batched = shape if len(shape) == 4 else (1, *shape)
@@ -164,6 +159,11 @@ def _scatter_flat(g: Any, indices: np.ndarray, shape: tuple) -> Any:
     return formula.result(
         _ScatterFlat, data.reshape(shape), (g,), indices=indices, grad_shape=g_data.shape
     )
+
+
+class _GatherFlat(Node):
+    def backward(self, g):
+        return (_scatter_flat(g, self.indices, self.self_sym_sizes),)
 
 
 def _gather_flat(h: Any, indices: np.ndarray, shape: tuple) -> Any:
@@ -208,6 +208,41 @@ def max_pool2d(
     return out, Tensor._wrap(plane[0] if unbatched else plane)
 
 
+def _class_targets(target: Tensor, shape: tuple, ignore_index: int) -> np.ndarray:
+    """Target class indices as an (N,) int64 array (N = 1 for a 1-d input), checked like
+    PyTorch checks them."""
+    t = target._data
+    if t.dtype not in (np.int64, np.uint8):
+        name = SCALAR_NAMES.get(t.dtype.name, t.dtype.name.capitalize())
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
+    if t.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    n, batch = (1, t.size) if len(shape) == 1 else (shape[0], t.shape[0] if t.ndim else 0)
+    if batch != n:
+        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({batch}).")
+    t = t.reshape(n).astype(np.int64, copy=False)
+    if t.size and (t.min() < 0 or t.max() >= shape[-1]):  # two reductions in the usual case
+        bad = (t != ignore_index) & ((t < 0) | (t >= shape[-1]))
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    return t
+
+
+def _check_classes(x: Tensor) -> None:
+    if x.ndim not in (1, 2):
+        raise NotImplementedError("minigrad's nll_loss/cross_entropy take (C,) or (N, C) inputs")
+
+
+def _soft_cross_entropy(x: Tensor, probs: Tensor, reduction: str) -> Tensor:
+    """Class-probability targets, written the way torch writes them (same graph)."""
+    dim = 1 if x.ndim > 1 else 0
+    prod = x.log_softmax(dim) * probs
+    if reduction == "none":
+        return -prod.sum(dim)
+    total = -prod.sum()
+    return div_scalar(total, x.numel() // x.shape[dim]) if reduction == "mean" else total
+
+
 class NllLossBackward0(Node):
     def backward(self, g):
         coef = g * -self.scale  # one coefficient per sample in every reduction mode
@@ -243,26 +278,6 @@ class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
         )
 
 
-def _class_targets(target: Tensor, shape: tuple, ignore_index: int) -> np.ndarray:
-    """Target class indices as an (N,) int64 array (N = 1 for a 1-d input), checked like
-    PyTorch checks them."""
-    t = target._data
-    if t.dtype not in (np.int64, np.uint8):
-        name = SCALAR_NAMES.get(t.dtype.name, t.dtype.name.capitalize())
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
-    if t.ndim > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    n, batch = (1, t.size) if len(shape) == 1 else (shape[0], t.shape[0] if t.ndim else 0)
-    if batch != n:
-        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({batch}).")
-    t = t.reshape(n).astype(np.int64, copy=False)
-    if t.size and (t.min() < 0 or t.max() >= shape[-1]):  # two reductions in the usual case
-        bad = (t != ignore_index) & ((t < 0) | (t >= shape[-1]))
-        if bad.any():
-            raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
-    return t
-
-
 def _nll(
     logp: Tensor, losses: np.ndarray, t: np.ndarray, reduction: str, ignore_index: int
 ) -> Tensor:
@@ -288,11 +303,6 @@ def _nll(
         ignore_index=ignore_index,
         self_sym_sizes=logp._data.shape,
     )
-
-
-def _check_classes(x: Tensor) -> None:
-    if x.ndim not in (1, 2):
-        raise NotImplementedError("minigrad's nll_loss/cross_entropy take (C,) or (N, C) inputs")
 
 
 def nll_loss(
@@ -324,16 +334,6 @@ def cross_entropy(
         dim=len(shape) - 1,
     )
     return _nll(logp, losses, t, reduction, ignore_index)
-
-
-def _soft_cross_entropy(x: Tensor, probs: Tensor, reduction: str) -> Tensor:
-    """Class-probability targets, written the way torch writes them (same graph)."""
-    dim = 1 if x.ndim > 1 else 0
-    prod = x.log_softmax(dim) * probs
-    if reduction == "none":
-        return -prod.sum(dim)
-    total = -prod.sum()
-    return div_scalar(total, x.numel() // x.shape[dim]) if reduction == "mean" else total
 
 
 class MseLossBackward0(Node):

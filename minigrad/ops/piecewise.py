@@ -19,36 +19,36 @@ class SignBackward0(_ZeroGradient):
     pass
 
 
-class RoundBackward0(_ZeroGradient):
-    pass
-
-
-class FloorBackward0(_ZeroGradient):
-    pass
-
-
-class CeilBackward0(_ZeroGradient):
-    pass
-
-
-class TruncBackward0(_ZeroGradient):
-    pass
-
-
 def sign(a: Tensor) -> Tensor:
     return record(SignBackward0, np.sign(a._data), (a,))
+
+
+class RoundBackward0(_ZeroGradient):
+    pass
 
 
 def round(a: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001
     return record(RoundBackward0, np.round(a._data, decimals), (a,))
 
 
+class FloorBackward0(_ZeroGradient):
+    pass
+
+
 def floor(a: Tensor) -> Tensor:
     return record(FloorBackward0, np.floor(a._data), (a,))
 
 
+class CeilBackward0(_ZeroGradient):
+    pass
+
+
 def ceil(a: Tensor) -> Tensor:
     return record(CeilBackward0, np.ceil(a._data), (a,))
+
+
+class TruncBackward0(_ZeroGradient):
+    pass
 
 
 def trunc(a: Tensor) -> Tensor:

@@ -40,24 +40,8 @@ def _keep(g: Any, dims: tuple | None, keepdim: bool, ndim: int) -> Any:
     return g
 
 
-class SumBackward0(Node):
-    def backward(self, g):
-        return (formula.expand(g, self.self_sym_sizes),)
-
-
-class SumBackward1(Node):
-    def backward(self, g):
-        return (_expand_back(g, self.self_sym_sizes, self.dim, self.keepdim),)
-
-
-class MeanBackward0(Node):
-    def backward(self, g):
-        return (formula.expand(g, self.self_sym_sizes) / self.count,)
-
-
-class MeanBackward1(Node):
-    def backward(self, g):
-        return (_expand_back(g, self.self_sym_sizes, self.dim, self.keepdim) / self.count,)
+def _count(shape: tuple, dims: Any) -> int:
+    return int(np.prod([shape[d] for d in dims], dtype=np.int64))
 
 
 def _sum_dtype(a: Tensor, dtype):
@@ -66,8 +50,14 @@ def _sum_dtype(a: Tensor, dtype):
     return np.int64 if a.dtype.category < 2 else a._data.dtype
 
 
-def _count(shape: tuple, dims: Any) -> int:
-    return int(np.prod([shape[d] for d in dims], dtype=np.int64))
+class SumBackward0(Node):
+    def backward(self, g):
+        return (formula.expand(g, self.self_sym_sizes),)
+
+
+class SumBackward1(Node):
+    def backward(self, g):
+        return (_expand_back(g, self.self_sym_sizes, self.dim, self.keepdim),)
 
 
 def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tensor:  # noqa: A001
@@ -80,6 +70,16 @@ def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tensor
     return record(
         SumBackward1, data, (a,), self_sym_sizes=tuple(a.shape), dim=dims, keepdim=keepdim
     )
+
+
+class MeanBackward0(Node):
+    def backward(self, g):
+        return (formula.expand(g, self.self_sym_sizes) / self.count,)
+
+
+class MeanBackward1(Node):
+    def backward(self, g):
+        return (_expand_back(g, self.self_sym_sizes, self.dim, self.keepdim) / self.count,)
 
 
 def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tensor:
@@ -256,28 +256,18 @@ def _var_backward(
     return _keep(g, dims, keepdim, x.ndim) * float(scale) * (x - x.mean(dims, keepdim=True))
 
 
-class VarBackward0(Node):
-    runs_on_arrays = False  # _var_backward is written with Tensor methods
-
-    def backward(self, g):
-        return (_var_backward(g, self.saved("self"), self.dim, self.correction, self.keepdim),)
-
-
-class StdBackward0(Node):
-    runs_on_arrays = False  # masked_fill on Tensors, and _var_backward
-
-    def backward(self, g):
-        r = self.saved("result")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            g = (g / (r * 2)).masked_fill(r._data == 0, 0)
-        return (_var_backward(g, self.saved("self"), self.dim, self.correction, self.keepdim),)
-
-
 def _var_data(a: Tensor, dims: tuple | None, correction: float, keepdim: bool) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.asarray(
             np.var(a._data, axis=dims, ddof=correction, keepdims=keepdim, dtype=a._data.dtype)
         )
+
+
+class VarBackward0(Node):
+    runs_on_arrays = False  # _var_backward is written with Tensor methods
+
+    def backward(self, g):
+        return (_var_backward(g, self.saved("self"), self.dim, self.correction, self.keepdim),)
 
 
 def var(
@@ -298,6 +288,16 @@ def var(
         correction=c,
         keepdim=keepdim,
     )
+
+
+class StdBackward0(Node):
+    runs_on_arrays = False  # masked_fill on Tensors, and _var_backward
+
+    def backward(self, g):
+        r = self.saved("result")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = (g / (r * 2)).masked_fill(r._data == 0, 0)
+        return (_var_backward(g, self.saved("self"), self.dim, self.correction, self.keepdim),)
 
 
 def std(
@@ -387,18 +387,6 @@ def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tenso
 
 
 # --- softmax family ---------------------------------------------------------------------
-class SoftmaxBackward0(Node):
-    def backward(self, g):
-        r = self.saved("result")
-        return (r * (g - formula.sum_keepdim(g * r, self.dim)),)
-
-
-class LogSoftmaxBackward0(Node):
-    def backward(self, g):
-        r = self.saved("result")
-        return (g - formula.exp(r) * formula.sum_keepdim(g, self.dim),)
-
-
 def _softmax_input(a: Tensor, dim: int, dtype: Any, kernel: str) -> tuple[Tensor, tuple]:
     """Cast to `dtype` first (a recorded ToCopy, as in PyTorch); integers have no kernel."""
     if dtype is not None:
@@ -413,12 +401,24 @@ def _softmax_input(a: Tensor, dim: int, dtype: Any, kernel: str) -> tuple[Tensor
     return a, dims
 
 
+class SoftmaxBackward0(Node):
+    def backward(self, g):
+        r = self.saved("result")
+        return (r * (g - formula.sum_keepdim(g * r, self.dim)),)
+
+
 def softmax(a: Tensor, dim: int, dtype=None) -> Tensor:
     a, dims = _softmax_input(a, dim, dtype, "softmax")
     x = a._data
     shifted = np.exp(x - x.max(axis=dims, keepdims=True))
     data = shifted / shifted.sum(axis=dims, keepdims=True)
     return record(SoftmaxBackward0, data, (a,), save_result=True, dim=dims)
+
+
+class LogSoftmaxBackward0(Node):
+    def backward(self, g):
+        r = self.saved("result")
+        return (g - formula.exp(r) * formula.sum_keepdim(g, self.dim),)
 
 
 def log_softmax(a: Tensor, dim: int, dtype=None) -> Tensor:

@@ -75,14 +75,6 @@ class ViewBackward0(Node):
         return (g.reshape(self.self_sym_sizes),)
 
 
-class UnsafeViewBackward0(ViewBackward0):
-    pass
-
-
-class ReshapeAliasBackward0(ViewBackward0):
-    pass
-
-
 def _as_view(a: Tensor, shape: tuple, cls: type[Node]) -> Tensor | None:
     """`a` seen with `shape` without copying, or None when its strides do not allow it."""
     try:
@@ -104,9 +96,17 @@ def view(a: Tensor, *shape: Any) -> Tensor:
     return out
 
 
+class UnsafeViewBackward0(ViewBackward0):
+    pass
+
+
 def unsafe_view(a: Tensor, shape: tuple) -> Tensor:
     """PyTorch's _unsafe_view: reshape a fresh tensor without marking the result a view."""
     return record(UnsafeViewBackward0, a._data.reshape(shape), (a,), self_sym_sizes=tuple(a.shape))
+
+
+class ReshapeAliasBackward0(ViewBackward0):
+    pass
 
 
 def reshape(a: Tensor, *shape: Any) -> Tensor:
@@ -175,6 +175,16 @@ def permute(a: Tensor, *dims: Any) -> Tensor:
     return mark_view(out, a, lambda arr: np.transpose(arr, dims))
 
 
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    """PyTorch's TORCH_WARN_ONCE: a UserWarning the first time in the process only."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
 def T(a: Tensor) -> Tensor:  # noqa: N802
     """x.T: every dim reversed, a PermuteBackward0 whatever the number of dims."""
     if a.ndim != 2:
@@ -188,16 +198,6 @@ def T(a: Tensor) -> Tensor:  # noqa: N802
             "a tensor."
         )
     return permute(a, tuple(reversed(range(a.ndim))))
-
-
-_WARNED: set[str] = set()
-
-
-def _warn_once(message: str) -> None:
-    """PyTorch's TORCH_WARN_ONCE: a UserWarning the first time in the process only."""
-    if message not in _WARNED:
-        _WARNED.add(message)
-        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 class UnsqueezeBackward0(Node):

@@ -13,6 +13,12 @@ from ._record import mark_view, record_many
 from .shape import cat, stack
 
 
+def _views(a: Tensor, outs: list[Tensor], keys: list[tuple]) -> tuple[Tensor, ...]:
+    for out, key in zip(outs, keys):
+        mark_view(out, a, lambda arr, k=key: arr[k])
+    return tuple(outs)
+
+
 class SplitBackward0(Node):
     def backward(self, *grads):
         if isinstance(grads[0], Tensor):
@@ -22,19 +28,6 @@ class SplitBackward0(Node):
 
 class SplitWithSizesBackward0(SplitBackward0):
     pass
-
-
-class UnbindBackward0(Node):
-    def backward(self, *grads):
-        if isinstance(grads[0], Tensor):
-            return (stack(list(grads), self.dim),)
-        return (np.stack(grads, axis=self.dim),)
-
-
-def _views(a: Tensor, outs: list[Tensor], keys: list[tuple]) -> tuple[Tensor, ...]:
-    for out, key in zip(outs, keys):
-        mark_view(out, a, lambda arr, k=key: arr[k])
-    return tuple(outs)
 
 
 def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
@@ -65,6 +58,13 @@ def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor,
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     size = a.shape[dim % a.ndim]
     return split(a, max(-(-size // chunks), 1), dim)
+
+
+class UnbindBackward0(Node):
+    def backward(self, *grads):
+        if isinstance(grads[0], Tensor):
+            return (stack(list(grads), self.dim),)
+        return (np.stack(grads, axis=self.dim),)
 
 
 def unbind(a: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
