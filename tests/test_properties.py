@@ -7,6 +7,11 @@
   random order. Values, the backward graph's node names, gradients, or the error raised must
   equal PyTorch's.
 
+Every gradient is checked on both of minigrad's engine paths: `autograd.grad` (the Tensor path:
+`inputs` are given) and a plain `.backward()` on fresh leaves with no create_graph, hooks,
+retain_grad, observers, anomaly mode or `inputs=` (the array path, the one users take), whose
+leaf `.grad`s must match torch's in None-ness, dtype, shape and values.
+
 Values come from a numpy generator seeded by hypothesis, so each example is cheap to draw and
 reproducible; ranges keep every op well inside its domain.
 """
@@ -26,7 +31,7 @@ import minigrad
 
 torch = pytest.importorskip("torch")
 
-from ops._support import graph_of, to_numpy  # noqa: E402 - after the torch guard
+from ops._support import dtype_name, graph_of, to_numpy  # noqa: E402 - after the torch guard
 
 SETTINGS = settings(
     max_examples=50,
@@ -130,6 +135,29 @@ def gradients(
     return out, leaves, list(grads)
 
 
+def plain_gradients(
+    lib: ModuleType, prog: dict, arrays: list[np.ndarray], upstream: np.ndarray
+) -> list:
+    """Leaf `.grad`s after a plain `out.backward(upstream)` on fresh leaves (the array path)."""
+    assert lib.is_grad_enabled() and not lib.is_anomaly_enabled()
+    leaves = [lib.tensor(a, dtype=lib.float64, requires_grad=True) for a in arrays]
+    run_program(lib, prog, leaves).backward(lib.tensor(upstream))
+    return [leaf.grad for leaf in leaves]
+
+
+def assert_same_leaf_grads(mine: list, theirs: list, what: str) -> None:
+    """Leaf `.grad`s of minigrad and torch: None on both, or equal dtype, shape and values."""
+    for i, (m, t) in enumerate(zip(mine, theirs, strict=True)):
+        where = f"{what}: .grad of leaf {i}"
+        assert (m is None) == (t is None), f"{where}: minigrad {m!r}, torch {t!r}"
+        if t is None:
+            continue
+        assert (dtype_name(m.dtype), tuple(m.shape)) == (dtype_name(t.dtype), tuple(t.shape)), (
+            f"{where}: minigrad {m.dtype} {tuple(m.shape)}, torch {t.dtype} {tuple(t.shape)}"
+        )
+        np.testing.assert_allclose(to_numpy(m), to_numpy(t), rtol=1e-8, atol=1e-10, err_msg=where)
+
+
 def dense(grads: list, arrays: list[np.ndarray]) -> list[np.ndarray]:
     """Gradients as arrays; an unused leaf (None) has a zero gradient."""
     return [
@@ -157,6 +185,9 @@ def test_random_graph_gradients_match_torch_and_finite_differences(prog: dict) -
     mine, theirs = dense(grads_m, arrays), dense(grads_t, arrays)
     for m, t in zip(mine, theirs, strict=True):
         np.testing.assert_allclose(m, t, rtol=1e-8, atol=1e-10)
+    plain_m = plain_gradients(minigrad, prog, arrays, upstream)
+    assert_same_leaf_grads(plain_m, plain_gradients(torch, prog, arrays, upstream), "backward()")
+    plain = dense(plain_m, arrays)
 
     # central differences of f(x) = sum(out * upstream) along random directions
     def f(xs: list[np.ndarray]) -> float:
@@ -172,6 +203,8 @@ def test_random_graph_gradients_match_torch_and_finite_differences(prog: dict) -
         numeric = (plus - minus) / (2 * eps)
         analytic = sum(float((g * d).sum()) for g, d in zip(mine, direction, strict=True))
         assert analytic == pytest.approx(numeric, rel=1e-5, abs=1e-6)
+        analytic = sum(float((g * d).sum()) for g, d in zip(plain, direction, strict=True))
+        assert analytic == pytest.approx(numeric, rel=1e-5, abs=1e-6), "backward() .grad"
 
 
 @SETTINGS
@@ -194,12 +227,42 @@ def test_random_graph_second_order_gradients_match_torch(prog: dict) -> None:
         second = lib.autograd.grad(sum(terms), leaves, allow_unused=True)
         results.append(dense(list(second), arrays))
     expected, actual = results
+    # the same second-order gradients by a plain backward() of the penalty (a fresh graph): the
+    # double-backward nodes run on bare arrays
+    plain = [plain_second_order(lib, prog, arrays, upstream, weights) for lib in (torch, minigrad)]
+    if plain[0] is None:
+        assert plain[1] is None or all(g is None or not to_numpy(g).any() for g in plain[1])
+    else:
+        assert plain[1] is not None, "minigrad's first-order gradients do not require grad"
+        assert_same_leaf_grads(plain[1], plain[0], "second-order backward()")
     if expected is None:
         assert actual is None or all(not a.any() for a in actual)
         return
     assert actual is not None, "minigrad's first-order gradients do not require grad"
     for m, t in zip(actual, expected, strict=True):
         np.testing.assert_allclose(m, t, rtol=1e-8, atol=1e-10)
+
+
+def plain_second_order(
+    lib: ModuleType,
+    prog: dict,
+    arrays: list[np.ndarray],
+    upstream: np.ndarray,
+    weights: list[np.ndarray],
+) -> list | None:
+    """Leaf `.grad`s after `sum(grad_i * w_i).backward()`, the grads taken with create_graph;
+    None when no gradient requires grad."""
+    _, leaves, grads = gradients(lib, prog, arrays, upstream, create_graph=True)
+    terms = [
+        (g * lib.tensor(w)).sum()
+        for g, w in zip(grads, weights, strict=True)
+        if g is not None and g.requires_grad
+    ]
+    if not terms:
+        return None
+    assert lib.is_grad_enabled() and not lib.is_anomaly_enabled()
+    sum(terms).backward()
+    return [leaf.grad for leaf in leaves]
 
 
 # --- shape and indexing chains -------------------------------------------------------------
@@ -313,17 +376,29 @@ def chains(draw: st.DrawFn) -> tuple[tuple, list]:
     return shape, steps
 
 
-def chain_outcome(lib: ModuleType, shape: tuple, steps: list) -> tuple:
+def chain_loss(lib: ModuleType, shape: tuple, steps: list) -> tuple[Any, Any, Any]:
+    """A fresh leaf x, the chain's result y and the loss sum(y * weights)."""
     x = lib.tensor(np.arange(float(np.prod(shape))).reshape(shape) / 7 - 1, requires_grad=True)
     y = x * 1.5  # a non-leaf base, so that views of it are recorded
+    for step in steps:
+        y = apply_step(lib, y, step)
+    weights = np.cos(np.arange(y.numel())).reshape(tuple(y.shape))
+    return x, y, (y * lib.tensor(weights)).sum()
+
+
+def chain_outcome(lib: ModuleType, shape: tuple, steps: list) -> tuple:
+    """Shape, graph and values of the chain, x.grad after a plain backward() and, on a fresh
+    graph, the gradient from autograd.grad; both gradients must have x's dtype and shape."""
     try:
-        for step in steps:
-            y = apply_step(lib, y, step)
+        x, y, loss = chain_loss(lib, shape, steps)
     except (RuntimeError, IndexError, ValueError) as exc:
         return ("raises", type(exc).__name__)
-    weights = np.cos(np.arange(y.numel())).reshape(tuple(y.shape))
-    (y * lib.tensor(weights)).sum().backward()
-    return (tuple(y.shape), graph_of(y), to_numpy(y), to_numpy(x.grad))
+    loss.backward()
+    x2, _, loss2 = chain_loss(lib, shape, steps)
+    (via_grad,) = lib.autograd.grad(loss2, x2)
+    for g in (x.grad, via_grad):
+        assert (dtype_name(g.dtype), tuple(g.shape)) == (dtype_name(x.dtype), tuple(x.shape))
+    return (tuple(y.shape), graph_of(y), to_numpy(y), to_numpy(x.grad), to_numpy(via_grad))
 
 
 @SETTINGS

@@ -5,6 +5,12 @@ gradient and the same weights for a second-order pass, then compares: result dty
 values, `grad_fn.name()`, the names of the whole backward graph, first-order gradients
 (`autograd.grad(..., create_graph=True)`) and the gradients of `sum(grad_i * w_i)` with respect to
 every input and to the upstream gradient (double backward). PyTorch is always the expectation.
+
+First-order gradients are also compared the way users get them: fresh leaves, the op, then a plain
+`out.backward(upstream)` (no create_graph, hooks, retain_grad, observers, anomaly mode or
+`inputs=`), and each leaf's `.grad`: None on both or equal dtype, shape and values. That is
+minigrad's default engine path, where every formula runs on bare numpy arrays; `autograd.grad`
+always takes the Tensor path. The backward must also leave the upstream tensor unchanged.
 """
 
 from __future__ import annotations
@@ -127,7 +133,48 @@ def _observe(
     if case.second_order and terms:
         second = lib.autograd.grad(sum(terms), [*xs, g], allow_unused=True)
         seen["second"] = [None if s is None else to_numpy(s) for s in second]
+    seen["plain"], seen["plain_upstream"] = _plain_backward(lib, case, arrays, dtype, upstream)
     return seen
+
+
+def _plain_backward(
+    lib: ModuleType, case: Op, arrays: list[np.ndarray], dtype: str, upstream: np.ndarray
+) -> tuple[list[tuple | None], np.ndarray]:
+    """Each fresh leaf's ``.grad`` as ``(dtype, shape, values)`` or None after a plain
+    ``out.backward(upstream)``, and the upstream tensor's values afterwards.
+
+    Nothing here may switch minigrad's engine off its plain (array) path: no create_graph, no
+    hooks or retain_grad, no observer (record_steps), no anomaly mode, no ``inputs=``.
+    """
+    assert lib.is_grad_enabled() and not lib.is_anomaly_enabled()
+    xs = make_inputs(lib, arrays, dtype)
+    out = case.fn(lib, *xs)
+    seed = lib.tensor(upstream, dtype=out.dtype)
+    out.backward(seed)
+    grads = [
+        None
+        if x.grad is None
+        else (dtype_name(x.grad.dtype), tuple(x.grad.shape), to_numpy(x.grad))
+        for x in xs
+    ]
+    if lib is minigrad:
+        _check_grads_own_their_memory(xs, grads, seed, case.fn(lib, *xs))
+    return grads, to_numpy(seed)
+
+
+def _check_grads_own_their_memory(xs: list, grads: list, seed: Any, again: Any) -> None:
+    """minigrad's `.grad` takes a gradient array without copying only when the engine owns it
+    (autograd/engine.py), so no `.grad` may share memory with an input, the seed or another
+    `.grad`, and a second backward adds into each exactly once. (PyTorch decides by reference
+    count instead: after a view op its `.grad` can alias the caller's seed.)"""
+    arrays = [x.grad._data for x in xs if x.grad is not None]
+    for i, g in enumerate(arrays):
+        for other in arrays[i + 1 :] + [t._data for t in [*xs, seed]]:
+            assert not np.shares_memory(g, other), "a .grad shares memory after a plain backward"
+    again.backward(seed)
+    for x, first in zip(xs, grads):
+        if first is not None:
+            np.testing.assert_array_equal(to_numpy(x.grad), first[2] * 2, err_msg="2nd backward")
 
 
 def _same_values(
@@ -166,6 +213,26 @@ def check_op(case: Op, dtype: str, key: str) -> None:
         shapes = [*case.shapes, exp["shape"]]
         for i, (e, a) in enumerate(zip(exp["second"], act["second"], strict=True)):
             _same_values(f"second-order grad of input {i}", e, a, shapes[i], dtype)
+    _check_plain(exp, act, case, dtype)
+
+
+def _check_plain(exp: dict, act: dict, case: Op, dtype: str) -> None:
+    """The leaves' ``.grad`` after a plain ``out.backward(upstream)`` must equal torch's."""
+    assert ("plain" in act) == ("plain" in exp)
+    if "plain" not in exp:
+        return
+    for i, (e, a) in enumerate(zip(exp["plain"], act["plain"], strict=True)):
+        where = f"plain backward, .grad of input {i}"
+        assert (a is None) == (e is None), f"{where}: minigrad {a and a[:2]}, torch {e and e[:2]}"
+        if e is None:
+            continue
+        assert a[:2] == e[:2], f"{where}: minigrad (dtype, shape) {a[:2]}, torch {e[:2]}"
+        _same_values(where, e[2], a[2], case.shapes[i], dtype)
+    np.testing.assert_array_equal(
+        act["plain_upstream"],
+        exp["plain_upstream"],
+        err_msg="plain backward changed the upstream gradient passed to it",
+    )
 
 
 def outcome(fn: Callable[[ModuleType], Any], lib: ModuleType) -> tuple:

@@ -183,6 +183,12 @@ def test_a_first_gradient_is_taken_only_when_nothing_else_holds_it():
     b.grad += 1
     np.testing.assert_array_equal(c.grad._data, np.ones(3))
 
+    b, c = mg.randn(3, requires_grad=True), mg.randn(3, requires_grad=True)
+    ((b + c) * 2).sum().backward()  # a fresh array (g * 2) that AddBackward0 sends both ways
+    assert not np.shares_memory(b.grad._data, c.grad._data)
+    b.grad += 1
+    np.testing.assert_array_equal(c.grad._data, np.full(3, 2.0))
+
     leaf = mg.randn(3, requires_grad=True)
     seed = mg.ones(3)
     leaf.backward(seed)  # the caller's gradient stays the caller's
