@@ -7,10 +7,11 @@
   random order. Values, the backward graph's node names, gradients, or the error raised must
   equal PyTorch's.
 
-Every gradient is checked on both of minigrad's engine paths: `autograd.grad` (the Tensor path:
-`inputs` are given) and a plain `.backward()` on fresh leaves with no create_graph, hooks,
-retain_grad, observers, anomaly mode or `inputs=` (the array path, the one users take), whose
-leaf `.grad`s must match torch's in None-ness, dtype, shape and values.
+Every gradient is checked on both of minigrad's engine runs: `autograd.grad` (the instrumented
+run: `inputs` are given; under create_graph its formulas run on Tensors) and a plain
+`.backward()` on fresh leaves with no create_graph, hooks, retain_grad, observers, anomaly mode
+or `inputs=` (the plain run on arrays, the one users take), whose leaf `.grad`s must match
+torch's in None-ness, dtype, shape and values.
 
 Values come from a numpy generator seeded by hypothesis, so each example is cheap to draw and
 reproducible; ranges keep every op well inside its domain.

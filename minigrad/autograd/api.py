@@ -157,3 +157,7 @@ def tensor_backward(
 ) -> None:
     """Tensor.backward: `autograd.backward` from this tensor (attached in autograd/__init__)."""
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+# errors and help() name it as PyTorch does: "Tensor.backward() got an unexpected keyword ..."
+tensor_backward.__name__, tensor_backward.__qualname__ = "backward", "Tensor.backward"

@@ -6,7 +6,10 @@ Read it top to bottom:
 - `run_plain` is a plain `loss.backward()`: gradients travel as numpy arrays and each node runs
   its formula on them (`Node.apply_arrays`); a node with hooks takes the instrumented step.
 - `run_instrumented` is every other pass (observers, anomaly mode, `inputs=`, create_graph):
-  every node takes `instrumented_step`, on Tensors, and each step is reported to observers.
+  every node takes `instrumented_step`, gradients travel as Tensors for hooks to see, and each
+  step is reported to observers. Without create_graph a node still runs the array formula a
+  plain backward runs, so what the explorer replays is what `loss.backward()` does; with it,
+  the formula runs on Tensors and is recorded.
 - `accumulate` is the one place a gradient is added into `.grad`.
 
 Ownership of gradient arrays, which lets `.grad` take an array instead of copying it (as
@@ -283,12 +286,13 @@ def instrumented_step(task: GraphTask, node: Node, grads: list) -> list | None:
             accumulate(task.inputs[idx], grads[slot], task.create_graph)
     if node._is_accumulate_grad:
         if not task.capture:
-            _call_node(node, grads, observed, run=lambda g: _accumulate_grad(task, node, g[0]))
+            accumulate_run = lambda g: _accumulate_grad(task, node, g[0])  # noqa: E731
+            _call_node(node, grads, observed, False, run=accumulate_run)
         return None
     if task.needed is not None and not any(n in task.needed for n, _ in node.next_functions if n):
         return None
     try:
-        outs = _call_node(node, grads, observed)
+        outs = _call_node(node, grads, observed, task.create_graph)
         if anomaly._State.enabled and anomaly._State.check_nan:
             _check_nan(node, outs)
     except Exception as err:
@@ -327,8 +331,9 @@ def _run_tensor_hooks(task: GraphTask, node: Node, grads: list) -> None:
                 _emit_hook("retain_grad", node, slot, "retain_grad", _snap(grads[slot]), None)
 
 
-def _call_node(node: Node, grads: list, observed: bool, run=None) -> list:
-    """Pre-hooks, the node itself (or `run`, for AccumulateGrad), then post-hooks."""
+def _call_node(node: Node, grads: list, observed: bool, create_graph: bool, run=None) -> list:
+    """Pre-hooks, the node itself (or `run`, for AccumulateGrad), then post-hooks. Without
+    create_graph the node runs the same array formula as in a plain backward."""
     for fn in tuple((node._pre_hooks or {}).values()):
         result = fn(tuple(grads))
         if observed:
@@ -337,6 +342,9 @@ def _call_node(node: Node, grads: list, observed: bool, run=None) -> list:
             grads[:] = list(result)
     if run is not None:
         outs = run(grads)
+    elif not create_graph and node.runs_on_arrays:  # the formula a plain backward runs
+        arrays = _apply_plain(node, [None if g is None else g._data for g in grads])
+        outs = [_tensor(g) for g in arrays]
     elif all(g is not None for g in grads):
         outs = _validate(node, node.apply(tuple(grads)))
     elif all(g is None for g in grads):

@@ -6,7 +6,8 @@ it runs on Tensors and every step is recorded, so the gradient can be differenti
 Operators (+ - * / ** @, comparisons, indexing), `.reshape`, `.shape` and `.ndim` mean the same
 on both; the functions below cover what is spelled differently. A node whose formula sticks to
 these runs on arrays by default (`Node.runs_on_arrays`, core/node.py); one that needs Tensors
-opts out with `runs_on_arrays = False`.
+opts out with `runs_on_arrays = False`. On arrays, a formula returns arrays it keeps no
+reference to (new arrays or views): the engine may hand them to `.grad` without a copy.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ every input and to the upstream gradient (double backward). PyTorch is always th
 First-order gradients are also compared the way users get them: fresh leaves, the op, then a plain
 `out.backward(upstream)` (no create_graph, hooks, retain_grad, observers, anomaly mode or
 `inputs=`), and each leaf's `.grad`: None on both or equal dtype, shape and values. That is
-minigrad's default engine path, where every formula runs on bare numpy arrays; `autograd.grad`
-always takes the Tensor path. The backward must also leave the upstream tensor unchanged.
+minigrad's plain run, where every formula runs on bare numpy arrays; `autograd.grad` takes the
+instrumented run, and with create_graph=True its formulas run on Tensors and are recorded. The
+backward must also leave the upstream tensor unchanged.
 """
 
 from __future__ import annotations
