@@ -30,6 +30,11 @@ def _as_tuple(x: Any) -> tuple:
 
 
 def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) -> list:
+    """One seed per output: implicit ones for a scalar, else the given gradient checked and cast
+    to the output's dtype (PyTorch's engine validates root gradients like any other). Extra
+    gradients are ignored and too few are an error, as in PyTorch."""
+    if len(grads) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -55,6 +60,8 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
                 f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a "
                 f"dtype of {g.dtype} and output[{i}] has a dtype of {out.dtype}."
             )
+        if g._data.dtype != out._data.dtype:
+            g = Tensor._wrap(g._data.astype(out._data.dtype))
         result.append(g)
     return result
 
@@ -80,7 +87,7 @@ def backward(
         warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", stacklevel=2)
         grad_tensors = grad_variables
     outputs = _as_tuple(tensors)
-    grads = _as_tuple(grad_tensors) or (None,) * len(outputs)
+    grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(outputs)
     inputs = _as_tuple(inputs) if inputs is not None else None
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
@@ -120,7 +127,7 @@ def grad(
             "Expected allow_unused to be True or not passed when "
             "materialize_grads=True, but got: allow_unused=False."
         )
-    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     for t in inputs_t:
         if not isinstance(t, Tensor):
             raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")

@@ -171,7 +171,7 @@ class Function(metaclass=FunctionMeta):
             else:
                 out = o
             if differentiable and id(o) not in non_diff:
-                out._grad_fn, out._output_nr = node, i
+                out._set_history(node, i)
                 out._requires_grad = False
             elif id(o) in non_diff:
                 out._requires_grad = False

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from typing import Any
 
 
-class _State:
+class _ThreadState(threading.local):
+    """Grad mode and inference mode belong to a thread, as in PyTorch: a `no_grad` block in one
+    thread leaves the others recording, and a new thread starts with grad mode on."""
+
     enabled = True
     inference = False
+
+
+_State = _ThreadState()
 
 
 def is_grad_enabled() -> bool:

@@ -66,7 +66,9 @@ class Tensor:
     def _init(
         self, data: np.ndarray, requires_grad: bool = False, counter: _VersionCounter | None = None
     ) -> None:
-        self._data = data
+        # numpy ufuncs on 0-d arrays return scalars, which can neither be written in place nor
+        # share storage with a detach(): every Tensor holds an ndarray
+        self._data = data if type(data) is np.ndarray else np.asarray(data)
         if requires_grad:
             self._requires_grad = True
         self._version_counter = counter if counter is not None else _VersionCounter()
@@ -229,14 +231,37 @@ class Tensor:
         self._retains_grad = True
 
     def register_hook(self, hook: Callable) -> RemovableHandle:
-        """hook(grad) -> replacement grad or None, run before the gradient is used or stored."""
+        """hook(grad) -> replacement grad or None, run before the gradient is used or stored.
+
+        A non-leaf's hooks belong to its current history (its grad_fn's output slot): after an
+        in-place op they keep seeing the gradient of the old value and hooks registered later
+        see the new one's, as in PyTorch."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._backward_hooks is None:
-            self._backward_hooks = {}
-        if self.grad_fn is not None:
-            self.grad_fn._hook_dict("_tensor_hooks")[self._output_nr] = self._backward_hooks
-        return add_hook(self._backward_hooks, hook)
+        fn = self.grad_fn
+        if fn is None:  # a leaf: its AccumulateGrad runs these
+            if self._backward_hooks is None:
+                self._backward_hooks = {}
+            return add_hook(self._backward_hooks, hook)
+        slots = fn._hook_dict("_tensor_hooks")
+        hooks = slots.get(self._output_nr)
+        if hooks is None:
+            hooks = slots[self._output_nr] = {}
+        return add_hook(hooks, hook)
+
+    def _set_history(self, node: Any, output_nr: int = 0) -> None:
+        """A new grad_fn for this tensor (an in-place op, a regenerated view, a dirty output of
+        a custom Function). Hooks registered so far stay with the old history; retain_grad moves
+        to the new one, as in PyTorch."""
+        old, old_nr = self._grad_fn, self._output_nr
+        self._grad_fn, self._output_nr = node, output_nr
+        if not self._retains_grad:
+            return
+        kept = old._retain_hooks if old is not None else None
+        if kept and old_nr in kept and kept[old_nr]() is self:
+            del kept[old_nr]
+        if node is not None:
+            node._hook_dict("_retain_hooks")[output_nr] = weakref.ref(self)
 
     def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
         """hook(tensor), run after a leaf's .grad has been updated."""

@@ -77,11 +77,9 @@ def _write(t: Tensor, data: np.ndarray) -> None:
 def _adopt(t: Tensor, result: Tensor) -> None:
     """Make `t` the output of result's node; saved references to `result` now check `t`."""
     node = result._grad_fn
-    t._grad_fn, t._output_nr = node, result._output_nr
+    t._set_history(node, result._output_nr)
     if node is None:
         return
-    if t._backward_hooks:
-        node._hook_dict("_tensor_hooks")[t._output_nr] = t._backward_hooks
     for key, saved in (node._saved or {}).items():
         if isinstance(saved, SavedTensor) and saved._counter is result._version_counter:
             node._saved[key] = SavedTensor(t, is_output=True)
@@ -145,7 +143,7 @@ def _inplace_on_view(view: Tensor, fn: Callable[..., Tensor], *args: Any, **kw: 
     node._input_meta = ((base._data.shape, base._data.dtype),) + op._input_meta[1:]
     node.fn, node.flat_index = op, flat_index
     _write(view, result._data)
-    base._grad_fn, base._output_nr = node, 0
+    base._set_history(node, 0)
     view._regenerate_view_history()
     return view
 
@@ -161,7 +159,7 @@ def regenerate_view_history(view: Tensor) -> None:
     """Tensor._regenerate_view_history: after its base (or a sibling view) was written in place,
     the view's history is a fresh AsStridedBackward0 linking it to the base's current one."""
     view._view_version = view._version_counter.value
-    view._grad_fn, view._output_nr = _view_of_base(view), 0
+    view._set_history(_view_of_base(view), 0)
 
 
 def _view_of_base(view: Tensor):
