@@ -3,13 +3,15 @@
 # ruff: noqa: F401 - this module re-exports the public names
 
 import importlib
+from typing import Any
 
 import numpy as _np
 
-from . import autograd
+from . import autograd, cuda
 from . import ops as _ops  # binds the Tensor methods and operators
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .core.anomaly import is_anomaly_enabled, set_detect_anomaly
+from .core.device import device, get_default_device, set_default_device
 from .core.dtypes import bool_ as bool  # noqa: A004 - torch.bool
 from .core.dtypes import (
     dtype,
@@ -105,13 +107,19 @@ def isfinite(t: Tensor) -> Tensor:  # noqa: D103
 
 
 def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:  # noqa: D103
-
     return _np.allclose(a._data, b._data, rtol=rtol, atol=atol)  # a Python bool
 
 
 def equal(a: Tensor, b: Tensor) -> bool:  # noqa: D103
+    return a.equal(b)
 
-    return a.shape == b.shape and _np.array_equal(a._data, b._data)
+
+def all(t: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, D103
+    return t.all(dim, keepdim)
+
+
+def any(t: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, D103
+    return t.any(dim, keepdim)
 
 
 __version__ = "0.1.0"

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .core import dtypes
+from .core.device import check_cpu
 from .core.tensor import Tensor
 
 
@@ -82,6 +83,7 @@ def _infer_np(data: Any) -> np.ndarray:
 def tensor(
     data: Any, dtype: dtypes.dtype | None = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
+    check_cpu(device)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use "
@@ -94,7 +96,8 @@ def tensor(
     return _finish(_infer_np(data), dtype, requires_grad)
 
 
-def as_tensor(data: Any, dtype: dtypes.dtype | None = None) -> Tensor:
+def as_tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None) -> Tensor:
+    check_cpu(device)
     if isinstance(data, Tensor) and (dtype is None or data.dtype is dtype):
         return data
     return tensor(data, dtype)
@@ -109,20 +112,24 @@ def _default(dtype):
 
 
 def zeros(*size: Any, dtype=None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    check_cpu(device)
     return _finish(np.zeros(_size(size, "zeros"), _default(dtype)), None, requires_grad)
 
 
 def ones(*size: Any, dtype=None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    check_cpu(device)
     return _finish(np.ones(_size(size), _default(dtype)), None, requires_grad)
 
 
 def empty(*size: Any, dtype=None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    check_cpu(device)
     return zeros(*size, dtype=dtype, requires_grad=requires_grad)
 
 
 def full(
     size: Any, fill_value: Any, dtype=None, requires_grad: bool = False, device: Any = None
 ) -> Tensor:
+    check_cpu(device)
     if dtype is None:
         dtype = (
             dtypes.bool_
@@ -138,29 +145,42 @@ def _like(t: Tensor, dtype) -> np.dtype:
     return (dtype or t.dtype).np
 
 
-def zeros_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+def zeros_like(t: Tensor, dtype=None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    check_cpu(device)
     return _finish(np.zeros(t.shape, _like(t, dtype)), None, requires_grad)
 
 
-def ones_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+def ones_like(t: Tensor, dtype=None, requires_grad: bool = False, device: Any = None) -> Tensor:
+    check_cpu(device)
     return _finish(np.ones(t.shape, _like(t, dtype)), None, requires_grad)
 
 
-def full_like(t: Tensor, fill_value: Any, dtype=None, requires_grad: bool = False) -> Tensor:
+def full_like(
+    t: Tensor, fill_value: Any, dtype=None, requires_grad: bool = False, device: Any = None
+) -> Tensor:
+    check_cpu(device)
     return _finish(np.full(t.shape, fill_value, _like(t, dtype)), None, requires_grad)
 
 
-def rand_like(t: Tensor, dtype=None) -> Tensor:
+def rand_like(t: Tensor, dtype=None, device: Any = None) -> Tensor:
+    check_cpu(device)
     return _finish(_Generator.rng.random(t.shape), dtype or t.dtype, False)
 
 
-def randn_like(t: Tensor, dtype=None) -> Tensor:
+def randn_like(t: Tensor, dtype=None, device: Any = None) -> Tensor:
+    check_cpu(device)
     return _finish(_Generator.rng.standard_normal(t.shape), dtype or t.dtype, False)
 
 
 def arange(
-    start: Any, end: Any = None, step: Any = 1, dtype=None, requires_grad: bool = False
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
+    dtype=None,
+    requires_grad: bool = False,
+    device: Any = None,
 ) -> Tensor:
+    check_cpu(device)
     if end is None:
         start, end = 0, start
     is_float = any(isinstance(v, float) for v in (start, end, step))
@@ -174,23 +194,40 @@ def arange(
     return _finish(data, dtype, requires_grad)
 
 
-def linspace(start: float, end: float, steps: int, dtype=None, requires_grad: bool = False):
+def linspace(
+    start: float,
+    end: float,
+    steps: int,
+    dtype=None,
+    requires_grad: bool = False,
+    device: Any = None,
+):
+    check_cpu(device)
     return _finish(
         np.linspace(start, end, steps), dtype or dtypes.get_default_dtype(), requires_grad
     )
 
 
-def eye(n: int, m: int | None = None, dtype=None, requires_grad: bool = False) -> Tensor:
+def eye(
+    n: int, m: int | None = None, dtype=None, requires_grad: bool = False, device: Any = None
+) -> Tensor:
+    check_cpu(device)
     return _finish(np.eye(n, m), dtype or dtypes.get_default_dtype(), requires_grad)
 
 
-def rand(*size: Any, dtype=None, requires_grad: bool = False, generator: Any = None) -> Tensor:
+def rand(
+    *size: Any, dtype=None, requires_grad: bool = False, generator: Any = None, device: Any = None
+) -> Tensor:
+    check_cpu(device)
     return _finish(
         _Generator.rng.random(_size(size)), dtype or dtypes.get_default_dtype(), requires_grad
     )
 
 
-def randn(*size: Any, dtype=None, requires_grad: bool = False, generator: Any = None) -> Tensor:
+def randn(
+    *size: Any, dtype=None, requires_grad: bool = False, generator: Any = None, device: Any = None
+) -> Tensor:
+    check_cpu(device)
     return _finish(
         _Generator.rng.standard_normal(_size(size)),
         dtype or dtypes.get_default_dtype(),
@@ -198,7 +235,10 @@ def randn(*size: Any, dtype=None, requires_grad: bool = False, generator: Any = 
     )
 
 
-def randint(low: int, high: int | None = None, size: Any = (), dtype=None) -> Tensor:
+def randint(
+    low: int, high: int | None = None, size: Any = (), dtype=None, device: Any = None
+) -> Tensor:
+    check_cpu(device)
     if high is None:
         low, high = 0, low
     return _finish(
@@ -206,7 +246,8 @@ def randint(low: int, high: int | None = None, size: Any = (), dtype=None) -> Te
     )
 
 
-def randperm(n: int) -> Tensor:
+def randperm(n: int, device: Any = None) -> Tensor:
+    check_cpu(device)
     return Tensor._wrap(_Generator.rng.permutation(n).astype(np.int64))
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes, grad_mode
+from .device import CPU, check_cpu, device
 from .formatting import format_tensor
 from .hooks import RemovableHandle, add_hook
 
@@ -113,8 +114,17 @@ class Tensor:
         return self._data.shape[0]
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> device:
+        return CPU
+
+    is_cuda = False
+
+    def cpu(self) -> Tensor:
+        return self
+
+    def cuda(self, device: Any = None) -> Tensor:
+        check_cpu(device if device is not None else "cuda")
+        return self
 
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
@@ -317,8 +327,11 @@ class Tensor:
         return self._base is not None
 
     # --- conversions -----------------------------------------------------------------------
-    def numpy(self) -> np.ndarray:
-        if self.requires_grad:
+    def numpy(self, force: bool = False) -> np.ndarray:
+        """The same storage as a numpy array. Refused while the tensor could record history (it
+        requires grad and grad mode is on), as in PyTorch: inside `Function.forward`, under
+        no_grad, it is allowed."""
+        if self.requires_grad and grad_mode._State.enabled and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use "
                 "tensor.detach().numpy() instead."

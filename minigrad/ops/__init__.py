@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import creation
 from ..core import dtypes
+from ..core.device import check_cpu, device_of_to_args
 from ..core.dtypes import dtype_of_to_args
 from ..core.tensor import Tensor
 from . import elementwise as ew
@@ -47,8 +48,26 @@ def _inplace(fn):
 
 
 def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    check_cpu(device_of_to_args(args, kwargs))
     target = dtype_of_to_args(args, kwargs)
     return shape.to_dtype(self, target) if target is not None else self
+
+
+def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
+    """x.type() names the legacy tensor type ('torch.FloatTensor'); x.type(t) casts to t."""
+    if dtype is None:
+        return f"torch.{dtypes.LEGACY_NAMES[self.dtype.name]}"
+    if isinstance(dtype, str):
+        by_name = {f"torch.{legacy}": name for name, legacy in dtypes.LEGACY_NAMES.items()}
+        if dtype not in by_name:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = getattr(dtypes, by_name[dtype] if by_name[dtype] != "bool" else "bool_")
+    return shape.to_dtype(self, dtype)
+
+
+def _equal(self: Tensor, other: Tensor) -> bool:
+    """Same shape and the same values (a Python bool; dtypes may differ, as in PyTorch)."""
+    return self.shape == other.shape and bool(np.array_equal(self._data, other._data))
 
 
 def _max(self: Tensor, dim: Any = None, keepdim: bool = False):
@@ -186,6 +205,8 @@ METHODS = {
     "__setitem__": inplace.setitem,
     # dtype conversions
     "to": _to,
+    "type": _type,
+    "equal": _equal,
     "float": lambda self: shape.to_dtype(self, dtypes.float32),
     "double": lambda self: shape.to_dtype(self, dtypes.float64),
     "long": lambda self: shape.to_dtype(self, dtypes.int64),
@@ -212,6 +233,17 @@ METHODS = {
     "exp_": _inplace(ew.exp),
     "clamp_": _inplace(ew.clamp),
     "neg_": _inplace(ew.neg),
+    "sin_": _inplace(ew.sin),
+    "cos_": _inplace(ew.cos),
+    "log_": _inplace(ew.log),
+    "sqrt_": _inplace(ew.sqrt),
+    "abs_": _inplace(ew.abs),
+    "clip_": _inplace(ew.clamp),
+    "sign_": _inplace(piecewise.sign),
+    "floor_": _inplace(piecewise.floor),
+    "ceil_": _inplace(piecewise.ceil),
+    "round_": _inplace(piecewise.round),
+    "trunc_": _inplace(piecewise.trunc),
     "fill_": _inplace(inplace.fill),
     "zero_": _inplace(inplace.zero),
     "copy_": _inplace(inplace.copy),

@@ -12,6 +12,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from ...core.device import check_cpu, device_of_to_args
 from ...core.dtypes import dtype_of_to_args
 from ...core.grad_mode import no_grad
 from ...core.hooks import RemovableHandle
@@ -349,7 +350,8 @@ class Module:
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
-        """Cast floating point parameters and buffers to a dtype; devices other than cpu: no-op."""
+        """Cast floating point parameters and buffers to a dtype; the CPU is the only device."""
+        check_cpu(device_of_to_args(args, kwargs))
         target = dtype_of_to_args(args, kwargs)
         if target is None:
             return self
@@ -367,6 +369,10 @@ class Module:
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
     def cpu(self) -> Module:
+        return self
+
+    def cuda(self, device: Any = None) -> Module:
+        check_cpu(device if device is not None else "cuda")
         return self
 
     # --- state_dict -----------------------------------------------------------------------
