@@ -99,12 +99,17 @@ class Node:
         return value.data() if self._given_arrays else value.unpack(self)
 
     def __getattr__(self, attr: str) -> Any:
-        # grad_fn._saved_self, _saved_other ... like PyTorch's generated attributes
+        # grad_fn._saved_self, _saved_other ... like PyTorch's generated attributes, and
+        # _raw_saved_self ...: the SavedTensor itself (register_hooks on it)
         saved = self.__dict__.get("_saved")
         if attr.startswith("_saved_") and saved:
             key = attr[len("_saved_") :]
             if key in saved:
                 return self.saved(key)
+        if attr.startswith("_raw_saved_") and saved:
+            value = saved.get(attr[len("_raw_saved_") :])
+            if isinstance(value, SavedTensor):
+                return value
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     def saved_tensor_slots(self) -> list[tuple[str, tuple, bool]]:
@@ -123,7 +128,7 @@ class Node:
         if not saved or self._freed:
             return {}
         self._freed_shapes = {k: v.shape for k, v in saved.items() if type(v) is SavedTensor}
-        self._saved = dict.fromkeys(saved)
+        self._saved = {k: v.release() if type(v) is SavedTensor else None for k, v in saved.items()}
         self._freed = True
         return self._freed_shapes
 

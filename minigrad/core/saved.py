@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import threading
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,11 +24,48 @@ FREED_MESSAGE = (
 )
 
 
+REGISTER_FREED_MESSAGE = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values "
+    "of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you need "
+    "to access saved variables after calling backward."
+)
+
+
+class SavedTensorHooks(threading.local):
+    """The (pack, unpack) pairs in force in this thread, innermost last, and the message that
+    forbids new ones (autograd.graph.disable_saved_tensors_hooks). `open`, on the class, counts
+    the pairs in force in any thread, so saving a tensor looks no further while it is 0."""
+
+    open = 0
+
+    def __init__(self) -> None:
+        self.pairs: list[tuple[Callable, Callable]] = []
+        self.disabled: str | None = None
+
+
+HOOKS = SavedTensorHooks()
+
+
+def push_hooks(pack: Callable, unpack: Callable) -> None:
+    if HOOKS.disabled is not None:
+        raise RuntimeError(HOOKS.disabled)
+    HOOKS.pairs.append((pack, unpack))
+    SavedTensorHooks.open += 1
+
+
+def pop_hooks() -> None:
+    HOOKS.pairs.pop()
+    SavedTensorHooks.open -= 1
+
+
 class SavedTensor:
     """A tensor kept for backward, with the version it had when saved.
 
     An op's own output is kept without a strong link to its node (data, version counter and a
-    weak reference to the node), so saving outputs creates no reference cycle.
+    weak reference to the node), so saving outputs creates no reference cycle. Under saved-
+    tensor hooks the tensor is handed to the pack hook and only what it returned is kept; the
+    unpack hook gives it back at each use, unchecked (PyTorch cannot check it either).
     """
 
     __slots__ = (
@@ -36,11 +75,14 @@ class SavedTensor:
         "_version",
         "_node_ref",
         "_output_nr",
+        "_hooks",  # (what pack returned, unpack) or None
+        "_shape",  # kept once the tensor itself is gone (packed or freed)
     )
 
     def __init__(self, tensor: Tensor, is_output: bool) -> None:
         self._counter = tensor._version_counter
         self._version = self._counter.value
+        self._hooks = None
         if is_output:
             node = tensor._grad_fn  # an output is saved before anything can make it a view
             self._tensor = None
@@ -49,14 +91,63 @@ class SavedTensor:
             self._output_nr = tensor._output_nr
         else:
             self._tensor = tensor
+        if SavedTensorHooks.open and HOOKS.pairs:
+            self._pack(tensor, *HOOKS.pairs[-1])
+
+    def _pack(self, tensor: Tensor, pack: Callable, unpack: Callable) -> None:
+        version = tensor._version_counter.value
+        packed = pack(tensor)
+        if tensor._version_counter.value != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as "
+                "input to pack hook cannot be modified by in-place operations as this can lead "
+                "to unexpected side-effects. Please open an issue if you need to perform in-place "
+                "operations on the input to a pack hook."
+            )
+        self._shape = tuple(tensor._data.shape)
+        self._hooks = (packed, unpack)
+        self._tensor = self._data = None  # the pack hook's result stands in for it now
+
+    def _unpacked(self) -> Tensor:
+        packed, unpack = self._hooks
+        out = unpack(packed)
+        if not isinstance(out, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(out).__name__}"
+            )
+        return out
+
+    def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
+        """Pack this saved tensor now and unpack it at each use (`grad_fn._raw_saved_x`)."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments")
+        if self._counter is None:
+            raise RuntimeError(REGISTER_FREED_MESSAGE)
+        if self._hooks is not None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time."
+            )
+        self._pack(self.unpack(None), pack_hook, unpack_hook)
+
+    def release(self) -> SavedTensor:
+        """Drop the tensor (retain_graph=False); its shape stays for the explorer."""
+        self._shape = self.shape
+        self._tensor = self._data = self._hooks = self._counter = None
+        return self
 
     def data(self) -> np.ndarray:
         """The saved numbers alone, for a formula running on arrays."""
+        if self._hooks is not None:
+            return self._unpacked()._data
         if self._counter.value != self._version:
             raise RuntimeError(self._modified_message())
         return self._data if self._tensor is None else self._tensor._data
 
-    def unpack(self, owner: Node) -> Tensor:
+    def unpack(self, owner: Node | None) -> Tensor:
+        if self._hooks is not None:
+            return self._unpacked()
         if self._counter.value != self._version:
             raise RuntimeError(self._modified_message())
         if self._tensor is not None:
@@ -89,4 +180,6 @@ class SavedTensor:
 
     @property
     def shape(self) -> tuple:
-        return (self._data if self._tensor is None else self._tensor._data).shape
+        if self._tensor is not None:
+            return self._tensor._data.shape
+        return self._data.shape if self._data is not None else self._shape
