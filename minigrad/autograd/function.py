@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any
 
 from ..core import grad_mode
@@ -130,14 +131,27 @@ class Function(metaclass=FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        """The current style: `forward(*args)` computes without a ctx, and this fills the ctx
+        from the inputs (every argument, defaults included) and the output."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         node = cls._backward_cls()
+        separate_ctx = cls.setup_context is not Function.setup_context
+        if separate_ctx:
+            args, kwargs = _bind(cls.forward, args, kwargs), {}
         tensor_args = [a if isinstance(a, Tensor) else None for a in args]
         node.needs_input_grad = tuple(bool(t is not None and t.requires_grad) for t in tensor_args)
         differentiable = grad_mode._State.enabled and any(node.needs_input_grad)
         with grad_mode.no_grad():
-            raw = cls.forward(node, *args, **kwargs)
+            if separate_ctx:
+                raw = cls.forward(*args)
+                cls.setup_context(node, args, raw)
+            else:
+                raw = cls.forward(node, *args, **kwargs)
         single = not isinstance(raw, tuple)
         outputs = (raw,) if single else raw
 
@@ -189,6 +203,18 @@ class Function(metaclass=FunctionMeta):
             if first is not None:
                 announce(node, tuple(tensor_args), first)
         return wrapped[0] if single else tuple(wrapped)
+
+
+@functools.cache
+def _signature(forward: Any) -> inspect.Signature:
+    return inspect.signature(forward)
+
+
+def _bind(forward: Any, args: tuple, kwargs: dict) -> tuple:
+    """Every argument of `forward`, by position, defaults filled in: setup_context's `inputs`."""
+    bound = _signature(forward).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple(bound.args)
 
 
 def _save(node: Node, t: Any, out_ids: dict) -> Any:
