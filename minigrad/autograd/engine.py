@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -50,6 +51,7 @@ def execute(
     gradients flowing into `inputs` without touching any `.grad` (autograd.grad).
     """
     task = GraphTask(roots, retain_graph, create_graph, inputs, capture)
+    outer, _RUNNING.task = _RUNNING.task, task  # a hook may start a backward of its own
     if task.observed:
         emit(
             "backward_start",
@@ -72,9 +74,36 @@ def execute(
                 run_instrumented(task, grads)
     finally:
         grad_mode._State.enabled = prev_mode
+        _RUNNING.task = outer
     if task.observed:
         emit("backward_end", results=[_snap(r) for r in task.results])
     return task.results if capture else None
+
+
+class _Running(threading.local):
+    task: GraphTask | None = None  # the pass this thread is running, for hooks that ask
+
+
+_RUNNING = _Running()
+
+
+def current_task() -> GraphTask | None:
+    return _RUNNING.task
+
+
+def will_execute(node: Node) -> bool:
+    """Whether the running pass will run `node` (torch._C._will_engine_execute_node)."""
+    task = _RUNNING.task
+    if task is None:
+        raise RuntimeError(
+            "_will_engine_execute_node should only be called during the backward pass"
+        )
+    if node._is_accumulate_grad and task.capture:
+        raise RuntimeError(
+            "A leaf node was passed to _will_engine_execute_node but we are currently running "
+            "autograd.grad(). This is currently not supported."
+        )
+    return node in task.deps and (task.needed is None or node in task.needed)
 
 
 # --- discovery ------------------------------------------------------------------------------

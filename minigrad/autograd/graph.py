@@ -3,11 +3,13 @@ on the floor (core/node.py, core/saved.py); this module gives them PyTorch's add
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..core.node import AccumulateGrad, Node, grad_accumulator
+from ..core.node import AccumulateGrad, Node, edge_of, grad_accumulator
 from ..core.saved import HOOKS, SavedTensor, pop_hooks, push_hooks
+from ..core.tensor import Tensor
+from .engine import current_task, will_execute
 
 __all__ = [
     "AccumulateGrad",
@@ -15,6 +17,7 @@ __all__ = [
     "SavedTensor",
     "disable_saved_tensors_hooks",
     "grad_accumulator",
+    "register_multi_grad_hook",
     "save_on_cpu",
     "saved_tensors_hooks",
 ]
@@ -65,3 +68,60 @@ class disable_saved_tensors_hooks:  # noqa: N801 - PyTorch's name
 
     def __exit__(self, *exc: Any) -> None:
         HOOKS.disabled = self.previous
+
+
+class _MultiHandle:
+    """Removes every tensor hook a multi-grad hook registered."""
+
+    def __init__(self, handles: list) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+    def __enter__(self) -> _MultiHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+def register_multi_grad_hook(
+    tensors: Sequence[Tensor], fn: Callable, *, mode: str = "all"
+) -> _MultiHandle:
+    """mode="all": `fn(grads)` once per backward, when the gradients of all `tensors` that the
+    pass reaches are there (None for the others). mode="any": `fn(grad)` with the first of
+    them. Either way what `fn` returns is ignored."""
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    seen: dict = {"task": None}
+
+    def first_of_this_pass() -> bool:
+        task = current_task()
+        fresh = seen["task"] is not task
+        if fresh:
+            seen["task"] = task
+        return fresh
+
+    def any_hook(grad: Tensor) -> None:
+        if first_of_this_pass():
+            fn(grad)
+
+    def all_hook(i: int) -> Callable:
+        def hook(grad: Tensor) -> None:
+            if first_of_this_pass():
+                seen["grads"] = [None] * len(tensors)
+                seen["left"] = sum(
+                    1 for t in tensors if t.requires_grad and will_execute(edge_of(t)[0])
+                )
+            seen["grads"][i] = grad
+            seen["left"] -= 1
+            if seen["left"] == 0:
+                fn(tuple(seen["grads"]))
+
+        return hook
+
+    hooks = [any_hook if mode == "any" else all_hook(i) for i in range(len(tensors))]
+    return _MultiHandle([t.register_hook(h) for t, h in zip(tensors, hooks) if t.requires_grad])
