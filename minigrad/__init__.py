@@ -126,7 +126,9 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):
-    # nn, optim and utils load on first use: `import minigrad` stays light.
-    if name in ("nn", "optim", "utils"):
+    # nn, optim, utils and serialization load on first use: `import minigrad` stays light.
+    if name in ("nn", "optim", "utils", "serialization"):
         return importlib.import_module(f".{name}", __name__)
+    if name in ("save", "load"):
+        return getattr(importlib.import_module(".serialization", __name__), name)
     raise AttributeError(f"module 'minigrad' has no attribute '{name}'")

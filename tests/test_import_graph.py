@@ -24,6 +24,7 @@ FLOORS = {  # each may import only from floors at or below its own number
     "minigrad.nn": 3,
     "minigrad.optim": 3,
     "minigrad.utils": 3,
+    "minigrad.serialization": 3,
 }
 
 

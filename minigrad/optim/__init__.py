@@ -1,7 +1,11 @@
-"""minigrad.optim: SGD, Adam, AdamW over the Optimizer base (torch.optim)."""
+"""minigrad.optim: SGD, Adam, AdamW, RMSprop, Adagrad over the Optimizer base, and the
+lr_scheduler module (torch.optim)."""
 
+from . import lr_scheduler
+from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer"]
+__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer", "lr_scheduler"]
