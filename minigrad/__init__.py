@@ -48,8 +48,10 @@ from .creation import (
     zeros_like,
 )
 from .ops import elementwise as _ew
+from .ops import index_add as _index_add
 from .ops import indexing as _ix
 from .ops import linalg as _la
+from .ops import ordering as _ordering
 from .ops import piecewise as _pw
 from .ops import reduction as _red
 from .ops import shape as _sh
@@ -77,6 +79,7 @@ unsqueeze, squeeze, flatten, cat, stack, clone = (
     _sh.clone,
 )
 concat = cat
+sort, index_add = _ordering.sort, _index_add.index_add
 select = _ix.select
 sign, round, floor, ceil, trunc, argsort = (  # noqa: A001
     _pw.sign,

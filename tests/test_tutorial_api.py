@@ -116,6 +116,65 @@ def snip_numpy_where_pytorch_allows_it(torch, out):
     out("force=True", x.numpy(force=True).tolist())
 
 
+def snip_sort(torch, out):
+    nan, inf = float("nan"), float("inf")
+    values = torch.tensor([3.0, 1.0, 3.0, nan, 1.0, inf, -inf])
+    for descending in (False, True):
+        v, i = torch.sort(values, descending=descending)
+        out(f"descending={descending}: ties keep their order, NaN is largest", (v, i))
+    out(
+        "ints and bools",
+        (torch.tensor([3, 1, 2]).sort(descending=True), torch.sort(torch.tensor([True, False]))),
+    )
+    out("0-d", tuple(torch.tensor(5.0).sort()))
+    x = torch.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 5.0]], requires_grad=True)
+    result = x.sort(dim=0, descending=True)
+    (result.values * torch.arange(6.0).reshape(2, 3)).sum().backward()
+    out(
+        "gradient to where each value came from",
+        (result.values.grad_fn.name(), result.indices, x.grad),
+    )
+    (g,) = torch.autograd.grad((x.sort()[0] ** 2).sum(), x, create_graph=True)
+    out("second order", torch.autograd.grad(g.sum(), x))
+    with out.raises("bad dim"):
+        torch.sort(x, 3)
+
+
+def snip_index_add(torch, out):
+    base = torch.zeros(3, 2, requires_grad=True)
+    source = torch.ones(4, 2, requires_grad=True)
+    index = torch.tensor([0, 2, 0, 1])
+    y = (base * 1).index_add_(0, index, source, alpha=2)
+    (y * torch.arange(6.0).reshape(3, 2)).sum().backward()
+    out("in place, repeated indices add up", (y, y.grad_fn.name(), base.grad, source.grad))
+    out(
+        "out of place, dim 1",
+        torch.zeros(2, 3).index_add(1, torch.tensor([2, 0]), torch.ones(2, 2)),
+    )
+    bad = {
+        "float index": lambda: torch.zeros(3).index_add_(0, torch.tensor([0.0]), torch.ones(1)),
+        "index out of range": lambda: torch.zeros(3).index_add_(
+            0, torch.tensor([5]), torch.ones(1)
+        ),
+        "count mismatch": lambda: torch.zeros(3).index_add_(0, torch.tensor([0, 1]), torch.ones(3)),
+        "2-d index": lambda: torch.zeros(3, 2).index_add_(0, torch.tensor([[0]]), torch.ones(1, 2)),
+        "dtype mismatch": lambda: torch.zeros(3).index_add_(
+            0, torch.tensor([0]), torch.ones(1, dtype=torch.float64)
+        ),
+        "leaf": lambda: torch.zeros(3, requires_grad=True).index_add_(
+            0, torch.tensor([0]), torch.ones(1)
+        ),
+    }
+    for label, call in bad.items():
+        with out.raises(label):
+            call()
+    index = torch.tensor([0, 1])
+    y = (base * 1).index_add(0, index, torch.ones(2, 2, requires_grad=True))
+    index[0] = 2
+    with out.raises("the saved index was changed in place"):
+        y.sum().backward()
+
+
 SNIPPETS = collect(globals())
 
 

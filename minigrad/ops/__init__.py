@@ -12,7 +12,7 @@ from ..core.device import check_cpu, device_of_to_args
 from ..core.dtypes import dtype_of_to_args
 from ..core.tensor import Tensor
 from . import elementwise as ew
-from . import indexing, inplace, linalg, nn, piecewise, reduction, shape, split
+from . import index_add, indexing, inplace, linalg, nn, ordering, piecewise, reduction, shape, split
 from ._record import as_tensor_like
 
 # --- operators ---------------------------------------------------------------------------
@@ -137,6 +137,9 @@ METHODS = {
     "ceil": piecewise.ceil,
     "trunc": piecewise.trunc,
     "argsort": piecewise.argsort,
+    "sort": ordering.sort,
+    "index_add": index_add.index_add,
+    "index_add_": _inplace(index_add.index_add),
     "split": split.split,
     "chunk": split.chunk,
     "unbind": split.unbind,

@@ -1,0 +1,51 @@
+"""sort: values in order along a dim, and where each came from. Ties keep their original order
+(PyTorch's CPU sort does, stable or not) and NaN counts as the largest value."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ..core.node import Node
+from ..core.tensor import Tensor
+from . import formula
+from ._record import record
+from .indexing import scatter_into_zeros
+from .shape import wrap_dim
+
+SortResult = namedtuple("sort", ["values", "indices"])
+
+
+class SortBackward0(Node):
+    """Each gradient goes back to the place its value was sorted from."""
+
+    def backward(self, g):
+        if not self.shape:
+            return (g,)
+        idx = formula.data(self.saved("indices"))
+        key = tuple(
+            idx
+            if d == self.dim
+            else np.arange(s).reshape([-1 if i == d else 1 for i in range(idx.ndim)])
+            for d, s in enumerate(self.shape)
+        )
+        return (scatter_into_zeros(g, self.shape, key),)
+
+
+def _order(x: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    if not descending:
+        return np.argsort(x, axis=dim, kind="stable")
+    values = x.astype(np.int64) if x.dtype.kind in "bu" else x
+    nan_last = ~np.isnan(values) if values.dtype.kind == "f" else np.ones(x.shape, bool)
+    return np.lexsort((np.negative(values), nan_last), axis=dim)  # stable: ties keep order
+
+
+def sort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> SortResult:
+    d = wrap_dim(dim, a.ndim)
+    x = a._data
+    idx = np.zeros((), np.int64) if x.ndim == 0 else _order(x, d, descending).astype(np.int64)
+    values = x.copy() if x.ndim == 0 else np.take_along_axis(x, idx, d)
+    indices = Tensor._wrap(idx)
+    out = record(SortBackward0, values, (a,), save={"indices": indices}, dim=d, shape=x.shape)
+    return SortResult(out, indices)
