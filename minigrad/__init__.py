@@ -2,8 +2,8 @@
 
 # ruff: noqa: F401 - this module re-exports the public names
 
-import importlib
-from typing import Any
+import importlib as _importlib
+from typing import Any as _Any
 
 import numpy as _np
 
@@ -117,11 +117,11 @@ def equal(a: Tensor, b: Tensor) -> bool:  # noqa: D103
     return a.equal(b)
 
 
-def all(t: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, D103
+def all(t: Tensor, dim: _Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, D103
     return t.all(dim, keepdim)
 
 
-def any(t: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, D103
+def any(t: Tensor, dim: _Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, D103
     return t.any(dim, keepdim)
 
 
@@ -131,7 +131,7 @@ __version__ = "0.1.0"
 def __getattr__(name: str):
     # nn, optim, utils and serialization load on first use: `import minigrad` stays light.
     if name in ("nn", "optim", "utils", "serialization"):
-        return importlib.import_module(f".{name}", __name__)
+        return _importlib.import_module(f".{name}", __name__)
     if name in ("save", "load"):
-        return getattr(importlib.import_module(".serialization", __name__), name)
+        return getattr(_importlib.import_module(".serialization", __name__), name)
     raise AttributeError(f"module 'minigrad' has no attribute '{name}'")
