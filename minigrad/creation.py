@@ -59,7 +59,9 @@ def _check_nesting(data: Any, dim: int) -> None:
         _check_nesting(d, dim + 1)
 
 
-def _infer_np(data: Any) -> np.ndarray:
+def _infer_np(data: Any, dtype: dtypes.dtype | None = None) -> np.ndarray:
+    """Python data as an array of the dtype PyTorch infers; with `dtype` given, the numbers go
+    straight to it (0.1 as float64 is 0.1, not float32's 0.10000000149)."""
     if isinstance(data, Tensor):
         return data._data.copy()
     try:
@@ -70,7 +72,7 @@ def _infer_np(data: Any) -> np.ndarray:
     if isinstance(data, (np.ndarray, np.generic)):  # numpy data keeps its dtype, as in torch
         return arr.astype(dtypes.from_numpy_dtype(arr.dtype).np, copy=False)
     if arr.dtype.kind == "f":
-        return arr.astype(dtypes.get_default_dtype().np)
+        return arr.astype((dtype or dtypes.get_default_dtype()).np)
     if arr.dtype.kind in "iu":
         return arr.astype(np.int64)
     if arr.dtype.kind == "b":
@@ -93,7 +95,7 @@ def tensor(
             UserWarning,
             stacklevel=2,
         )
-    return _finish(_infer_np(data), dtype, requires_grad)
+    return _finish(_infer_np(data, dtype), dtype, requires_grad)
 
 
 def as_tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None) -> Tensor:

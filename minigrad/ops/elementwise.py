@@ -168,38 +168,49 @@ def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 class PowBackward0(Node):
     def backward(self, g):
         x, e = self.saved("self"), self.exponent
-        if e == 0:
-            return (g * 0,)
-        return (g * e * x ** (e - 1),)
+        if e == 0:  # PyTorch: zeros_like(self), whatever the gradient holds
+            return (formula.zeros_like(x),)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return (g * e * x ** (e - 1),)
 
 
 class PowBackward1(Node):
-    runs_on_arrays = False  # written with Tensor methods (log, where on Tensors)
+    """PyTorch's pow_backward_self selects (0 where the exponent is 0); pow_backward_exponent
+    multiplies g by where(self == 0 & exponent >= 0, 0, result * log(self))."""
 
     def backward(self, g):
         x, e, r = self.saved("self"), self.saved("exponent"), self.saved("result")
-        ga = g * e * x ** (e - 1) if self.next_functions[0][0] is not None else None
-        gb = None
-        if self.next_functions[1][0] is not None:
-            safe = (
-                where(x._data == 0, g * 0, g * r * x.log())
-                if (x._data == 0).any()
-                else (g * r * x.log())
-            )
-            gb = safe
+        if not isinstance(x, Tensor):  # numpy would take float32 with int64 to float64
+            x, e = x.astype(r.dtype, copy=False), e.astype(r.dtype, copy=False)
+        xd, ed = formula.data(x), formula.data(e)
+        ga = gb = None
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if self.next_functions[0][0] is not None:
+                ga = formula.keep(ed != 0, g * (e * x ** (e - 1)))
+            if self.next_functions[1][0] is not None:
+                flat = (xd == 0) & (ed >= 0)
+                gb = g * formula.keep(~flat, r * formula.log(x))
         return ga, gb
 
 
 class PowBackward2(Node):
+    """number ** tensor: g * result * log(base); for base 0, PyTorch puts 0 in place of
+    result * log(0) where the exponent is >= 0 (and multiplies that by g)."""
+
     def backward(self, g):
-        r = self.saved("result")
-        return (g * r * float(np.log(self.base)),)
+        r, e = self.saved("result"), formula.data(self.saved("exponent"))
+        if self.base == 0:
+            with np.errstate(invalid="ignore"):
+                return (g * formula.keep(~(e >= 0), r * -np.inf),)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (g * (r * float(np.log(self.base))),)
 
 
 def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 - torch.pow
     (ta, tb), (x, y), dtype = broadcast_operands(a, b)
     if not isinstance(a, Tensor):  # number ** tensor
-        return record(PowBackward2, _power(x, y), (tb,), save_result=True, base=a)
+        save = {"exponent": tb}
+        return record(PowBackward2, _power(x, y), (tb,), save=save, save_result=True, base=a)
     if not isinstance(b, Tensor):  # tensor ** number
         if dtype.category == 1 and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -344,8 +355,10 @@ def relu(a: Tensor) -> Tensor:
 
 
 class AbsBackward0(Node):
+    """g * sgn(x), multiplied as PyTorch does (inf * 0 is NaN at x = 0; sgn(NaN) is 0)."""
+
     def backward(self, g):
-        return (g * np.sign(formula.data(self.saved("self"))),)
+        return (g * formula.sign(self.saved("self")),)
 
 
 def abs(a: Tensor) -> Tensor:  # noqa: A001
@@ -374,16 +387,18 @@ def reciprocal(a: Tensor) -> Tensor:
 
 
 class ClampBackward1(Node):
-    """clamp with number bounds; PyTorch names it ClampBackward1 whichever bounds are given."""
+    """clamp with number bounds; PyTorch names it ClampBackward1 whichever bounds are given.
+    The gradient passes where min <= x <= max (not at NaN), selected as PyTorch's where does."""
 
     def backward(self, g):
         x = formula.data(self.saved("self"))
-        keep = np.ones(x.shape, dtype=bool)
-        if self.min is not None:
-            keep &= x >= self.min
-        if self.max is not None:
-            keep &= x <= self.max
-        return (g * keep,)
+        if self.min is None:
+            inside = x <= self.max
+        else:
+            inside = x >= self.min
+            if self.max is not None:
+                inside &= x <= self.max
+        return (formula.keep(inside, g),)
 
 
 def clamp(a: Tensor, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
@@ -400,10 +415,13 @@ def clamp(a: Tensor, min: float | None = None, max: float | None = None) -> Tens
 
 
 class WhereBackward0(Node):
+    """The condition is saved as PyTorch saves it: changed in place, backward refuses."""
+
     def backward(self, g):
-        zero = g * 0
-        pick = where if isinstance(g, Tensor) else np.where
-        return pick(self.cond, g, zero), pick(self.cond, zero, g)
+        cond = formula.data(self.saved("condition"))
+        ga = formula.keep(cond, g) if self.next_functions[0][0] is not None else None
+        gb = formula.keep(~cond, g) if self.next_functions[1][0] is not None else None
+        return ga, gb
 
 
 def where(cond: Any, a: Any, b: Any) -> Tensor:
@@ -415,24 +433,25 @@ def where(cond: Any, a: Any, b: Any) -> Tensor:
         )
     (ta, tb), (x, y), _ = operands(a, b)
     broadcast_shapes(c.shape, x.shape, y.shape)
-    return record(WhereBackward0, np.where(c, x, y), (ta, tb), cond=c)
-
-
-def _zero_where(g: Any, mask: np.ndarray) -> Any:
-    return masked_fill(g, mask, 0) if isinstance(g, Tensor) else np.where(mask, 0, g)
+    save = {"condition": cond if isinstance(cond, Tensor) else c}
+    return record(WhereBackward0, np.where(c, x, y), (ta, tb), save=save)
 
 
 class MaskedFillBackward0(Node):
+    """The mask is saved as PyTorch saves it (version-checked)."""
+
     def backward(self, g):
-        return (_zero_where(g, self.mask),)
+        return (formula.keep(~formula.data(self.saved("mask")), g),)
 
 
 class MaskedFillBackward1(Node):
     """A 0-dim tensor value gets the sum of the gradient at the filled places."""
 
     def backward(self, g):
-        keep = _zero_where(g, self.mask)
-        return keep, (g - keep).sum()
+        mask = formula.data(self.saved("mask"))
+        ga = formula.keep(~mask, g) if self.next_functions[0][0] is not None else None
+        gv = formula.keep(mask, g).sum() if self.next_functions[1][0] is not None else None
+        return ga, gv
 
 
 def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
@@ -444,13 +463,14 @@ def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
             f"{dtypes.C_NAMES.get(m.dtype.name, m.dtype.name)}"
         )
     broadcast_shapes(m.shape, a.shape)
+    save = {"mask": mask if isinstance(mask, Tensor) else m}
     if not isinstance(value, Tensor):
         data = np.where(m, np.asarray(value, dtype=a._data.dtype), a._data)
-        return record(MaskedFillBackward0, data, (a,), mask=m)
+        return record(MaskedFillBackward0, data, (a,), save=save)
     if value.ndim:
         raise RuntimeError(
             f"masked_fill_ only supports a 0-dimensional value tensor, but got "
             f"tensor with {value.ndim} dimension(s)."
         )
     data = np.where(m, value._data.astype(a._data.dtype), a._data)
-    return record(MaskedFillBackward1, data, (a, value), mask=m)
+    return record(MaskedFillBackward1, data, (a, value), save=save)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.node import Node
 from ..core.shapes import sum_to_array
 from ..core.tensor import Tensor
 from ._record import record, should_record
@@ -42,6 +43,49 @@ def result(node_cls: type, out: np.ndarray, inputs: tuple, **kwargs: Any) -> Any
     if isinstance(next(x for x in inputs if x is not None), Tensor):
         return record(node_cls, out, inputs, **kwargs)
     return out
+
+
+class KeepBackward(Node):
+    """`keep` recorded under create_graph: PyTorch's where(mask, grad, 0), linear in grad."""
+
+    def name(self) -> str:
+        return "WhereBackward0"
+
+    def backward(self, gg):
+        return (keep(self.mask, gg),)
+
+
+def keep(mask: Any, g: Any) -> Any:
+    """g where `mask` holds and exactly 0 elsewhere: the one way formulas mask a gradient.
+
+    The masked-out places are selected away, never multiplied by 0, so an inf or NaN arriving in
+    g stays out of them (inf * 0 would be NaN), as in PyTorch's formulas, which select with
+    where/masked_fill/index_put. `mask` is a bool array or Tensor (a constant: no gradient
+    flows to it); the result has the broadcast shape of mask and g (the engine sums it back to
+    the input's shape). On Tensors the selection is recorded, so it differentiates again.
+    """
+    m = data(mask)
+    if isinstance(g, Tensor):
+        out = np.where(m, g._data, g._data.dtype.type(0))
+        return record(KeepBackward, out, (g,), mask=m)
+    return np.where(m, g, g.dtype.type(0))
+
+
+def sign(x: Any) -> np.ndarray:
+    """PyTorch's sign/sgn of x's numbers, as a constant array: -1, 0 or 1, and 0 at NaN (numpy
+    says NaN there, which would turn a finite gradient into NaN)."""
+    numbers = np.asarray(data(x))
+    out = np.sign(numbers)
+    if numbers.dtype.kind == "f":
+        return np.where(np.isnan(numbers), numbers.dtype.type(0), out)
+    return np.asarray(out)
+
+
+def zeros_like(x: Any) -> Any:
+    """PyTorch's zeros_like(x) in a formula: a gradient that is 0 whatever arrives (inf and NaN
+    included), with no history (nothing to differentiate under create_graph either)."""
+    zeros = np.zeros(np.shape(data(x)), dtype=data(x).dtype)
+    return Tensor._wrap(zeros) if isinstance(x, Tensor) else zeros
 
 
 def t(x: Any) -> Any:
@@ -96,6 +140,10 @@ def sum_to(x: Any, shape: tuple) -> Any:
 
 def exp(x: Any) -> Any:
     return x.exp() if isinstance(x, Tensor) else np.exp(x)
+
+
+def log(x: Any) -> Any:
+    return x.log() if isinstance(x, Tensor) else np.log(x)
 
 
 def cos(x: Any) -> Any:

@@ -92,11 +92,18 @@ def _slice(a: Tensor, dim: int, k: slice, always: bool = False) -> Tensor:
 
 
 class IndexBackward0(SelectBackward0):
-    pass
+    """Advanced indexing. The index tensors are saved as PyTorch saves them (version-checked);
+    the gradient is scattered with the positions the forward read (`key`)."""
+
+    def backward(self, g):
+        for name in self.index_names:
+            self.saved(name)  # refuses if that index tensor was changed in place since
+        return (scatter_into_zeros(g, self.self_sym_sizes, self.key),)
 
 
-def _gather(a: Tensor, advanced: dict[int, np.ndarray]) -> Tensor:
-    """a[key] for advanced indices at the given dims; masks become their nonzero() indices."""
+def _gather(a: Tensor, advanced: dict[int, np.ndarray], sources: tuple = ()) -> Tensor:
+    """a[key] for advanced indices at the given dims; masks become their nonzero() indices.
+    `sources`: the index tensors the caller gave, saved for backward's version check."""
     key: list[Any] = [slice(None)] * a.ndim
     for n, (d, idx) in enumerate(sorted(advanced.items())):
         if idx.dtype == np.bool_:
@@ -119,7 +126,16 @@ def _gather(a: Tensor, advanced: dict[int, np.ndarray]) -> Tensor:
     last = max(i for i, k in enumerate(key) if not isinstance(k, slice))
     key = tuple(key[: last + 1])
     data = np.ascontiguousarray(a._data[key])  # numpy may lay the result out transposed
-    return record(IndexBackward0, data, (a,), self_sym_sizes=tuple(a.shape), key=key)
+    save = {f"indices{i}": t for i, t in enumerate(sources)}
+    return record(
+        IndexBackward0,
+        data,
+        (a,),
+        save=save,
+        self_sym_sizes=tuple(a.shape),
+        key=key,
+        index_names=tuple(save),
+    )
 
 
 _ZERO_DIM = (
@@ -170,6 +186,12 @@ class AliasBackward0(Node):
         return (g,)
 
 
+def _saved_index(k: Any) -> bool:
+    """An index tensor PyTorch keeps for backward (and checks): any but a 0-d one, which is
+    read at once (an integer selects, True/False adds a dim)."""
+    return isinstance(k, Tensor) and k._data.ndim > 0
+
+
 def getitem(a: Tensor, key: Any) -> Tensor:
     """PyTorch's indexing: ints select, slices slice and None unsqueezes one after the other
     (views); the advanced indices (lists, tensors, masks, True/False) then gather a copy."""
@@ -204,19 +226,26 @@ def getitem(a: Tensor, key: Any) -> Tensor:
             advanced[dim] = _index_array(k)
             dim += advanced[dim].ndim if advanced[dim].dtype == np.bool_ else 1
     if advanced:
-        return _gather(out, advanced)
+        sources = tuple(k for k in (key if isinstance(key, tuple) else (key,)) if _saved_index(k))
+        return _gather(out, advanced, sources)
     return _basic(a, (Ellipsis,), AliasBackward0) if out is a else out
 
 
 class IndexPutBackward0(Node):
+    """The written places get exactly 0 (PyTorch puts zeros there with index_put: inf or NaN
+    in g stays out); the value gets g read back at them."""
+
     def backward(self, g):
-        keep = np.ones(g.shape, dtype=bool)
-        keep[self.key] = False
-        return g * keep, g[self.key]
+        kept = np.ones(g.shape, dtype=bool)
+        kept[self.key] = False
+        return formula.keep(kept, g), g[self.key]
 
 
 def index_put(a: Tensor, key: Any, value: Tensor) -> Tensor:
-    """Out-of-place `a[key] = value` for advanced keys; setitem runs it in place."""
+    """Out-of-place `a[key] = value` for advanced keys; setitem runs it in place. The key's
+    arrays are copied: backward scatters to the places the forward wrote, whatever happens to
+    the index tensors they came from."""
+    key = tuple(np.array(k) if isinstance(k, np.ndarray) else k for k in key)
     data = a._data.copy()
     data[key] = np.broadcast_to(value._data, data[key].shape)
     return record(IndexPutBackward0, data, (a, value), key=key)

@@ -19,11 +19,12 @@ from ..core.dtypes import SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
-from ._record import record
+from ._record import operands, record
 from .elementwise import div_scalar
 from .indexing import IndexPutBackward0Grad
 from .linalg import addmm
 from .reduction import LogSoftmaxBackward0
+from .shape import broadcast_shapes
 
 
 def _pair(v: Any) -> int:
@@ -142,7 +143,12 @@ def conv2d(
 
 
 class MaxPool2DWithIndicesBackward0(Node):
+    """Saves the input and the indices it returns, as PyTorch does: changing either in place
+    makes backward refuse. (The flat indices it scatters with are its own.)"""
+
     def backward(self, g):
+        self.saved("self")
+        self.saved("result1")
         return (_scatter_flat(g, self.indices, self.self_sym_sizes),)
 
 
@@ -195,17 +201,19 @@ def max_pool2d(
         )
     unbatched = x.ndim == 3
     values, idx = kernels.max_pool2d_forward(x._data[None] if unbatched else x._data, k, s, p)
+    indices = None  # made only when returned: nobody else can change them
+    if return_indices:
+        plane = idx % (x.shape[-2] * x.shape[-1])  # torch: the index within each (H, W) plane
+        indices = Tensor._wrap(plane[0] if unbatched else plane)
     out = record(
         MaxPool2DWithIndicesBackward0,
         values[0] if unbatched else values,
         (x,),
+        save={"self": x, "result1": indices},
         indices=idx,
         self_sym_sizes=tuple(x.shape),
     )
-    if not return_indices:
-        return out
-    plane = idx % (x.shape[-2] * x.shape[-1])  # torch: the index within each (H, W) plane
-    return out, Tensor._wrap(plane[0] if unbatched else plane)
+    return (out, indices) if return_indices else out
 
 
 def _class_targets(target: Tensor, shape: tuple, ignore_index: int) -> np.ndarray:
@@ -244,15 +252,18 @@ def _soft_cross_entropy(x: Tensor, probs: Tensor, reduction: str) -> Tensor:
 
 
 class NllLossBackward0(Node):
+    """The target tensor is saved as PyTorch saves it: changed in place, backward refuses."""
+
     def backward(self, g):
+        target = np.reshape(formula.data(self.saved("target")), -1).astype(np.int64, copy=False)
         coef = g * -self.scale  # one coefficient per sample in every reduction mode
         shape = self.self_sym_sizes
         data = kernels.nll_loss_backward(
-            np.reshape(formula.data(coef), -1), self.target, self.ignore_index, shape[-1]
+            np.reshape(formula.data(coef), -1), target, self.ignore_index, shape[-1]
         )
         if not isinstance(coef, Tensor):
             return (data.reshape(shape),)
-        picked = np.where(self.target != self.ignore_index, self.target, 0)
+        picked = np.where(target != self.ignore_index, target, 0)
         key = (np.arange(len(picked)), picked) if len(shape) == 2 else (picked,)
         return (record(IndexPutBackward0Grad, data.reshape(shape), (coef,), key=key),)
 
@@ -279,9 +290,15 @@ class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
 
 
 def _nll(
-    logp: Tensor, losses: np.ndarray, t: np.ndarray, reduction: str, ignore_index: int
+    logp: Tensor,
+    losses: np.ndarray,
+    t: np.ndarray,
+    reduction: str,
+    ignore_index: int,
+    target: Tensor,
 ) -> Tensor:
-    """Reduce per-sample losses (0 where ignored) and record NllLossBackward0 on logp."""
+    """Reduce per-sample losses (0 where ignored) and record NllLossBackward0 on logp; `t` is
+    `target`'s classes as _class_targets returns them."""
     dtype = logp._data.dtype
     valid = t != ignore_index
     count = np.count_nonzero(valid)
@@ -298,7 +315,7 @@ def _nll(
         NllLossBackward0,
         data,
         (logp,),
-        target=t,
+        save={"target": target},
         scale=scale,
         ignore_index=ignore_index,
         self_sym_sizes=logp._data.shape,
@@ -313,7 +330,7 @@ def nll_loss(
     valid = t != ignore_index
     rows = logp._data.reshape(len(t), -1)
     losses = -rows[np.arange(len(t)), np.where(valid, t, 0)] * valid
-    return _nll(logp, losses, t, reduction, ignore_index)
+    return _nll(logp, losses, t, reduction, ignore_index, target)
 
 
 def cross_entropy(
@@ -333,42 +350,58 @@ def cross_entropy(
         save_result=True,
         dim=len(shape) - 1,
     )
-    return _nll(logp, losses, t, reduction, ignore_index)
+    return _nll(logp, losses, t, reduction, ignore_index, target)
 
 
 class MseLossBackward0(Node):
+    """2 / numel * (x - t) * g (2 for 'sum'), numel counted after broadcasting, computed in the
+    promoted dtype (the engine casts each input's gradient back to its dtype)."""
+
     def backward(self, g):
         x, t = self.saved("self"), self.saved("target")
-        x_data, t_data = formula.data(x), formula.data(t)
-        scale = 2 / x_data.size if self.reduction == "mean" else 2
-        grad = formula.kernel_or_ops(
-            (x, t, g),
-            lambda: (x_data - t_data) * (scale * formula.data(g)),
-            lambda: (x - t) * scale * g,
-        )
+        dtype = self.dtype
+        scale = 2 / formula.data(x).size if self.reduction == "mean" else 2
+
+        def kernel() -> np.ndarray:
+            x_data, t_data = (formula.data(v).astype(dtype.np, copy=False) for v in (x, t))
+            return (x_data - t_data) * (scale * formula.data(g))
+
+        def ops() -> Tensor:
+            x_, t_ = (v if v.dtype is dtype else formula.to(v, dtype) for v in (x, t))
+            return (x_ - t_) * scale * g
+
+        grad = formula.kernel_or_ops((x, t, g), kernel, ops)
         if self.next_functions[1][0] is None:
             return grad, None
         return grad, formula.kernel_or_ops((grad,), lambda: -formula.data(grad), lambda: -grad)
 
 
 def mse_loss(x: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """F.mse_loss: input and target are broadcast first (torch.broadcast_tensors, recorded as
+    ExpandBackward0), so the mean is over the broadcast elements and the gradient is summed
+    back; they then promote together (a float result, else PyTorch's error)."""
     if x.shape != target.shape:
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({x.shape}). This will likely lead to incorrect results due to "
             "broadcasting. Please ensure they have the same size.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    diff = np.broadcast_arrays(x._data, target._data)
-    sq = (diff[0] - diff[1]) ** 2
+        shape = broadcast_shapes(tuple(x.shape), tuple(target.shape))
+        x = x if x.shape == shape else x.expand(shape)
+        target = target if target.shape == shape else target.expand(shape)
+    _, (x_data, t_data), dtype = operands(x, target)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{SCALAR_NAMES[dtype.name]}'")
+    diff = x_data - t_data
+    sq = diff * diff
     data = np.asarray(
         sq.mean() if reduction == "mean" else sq.sum() if reduction == "sum" else sq,
-        dtype=x._data.dtype,
+        dtype=dtype.np,
     )
-    return record(
-        MseLossBackward0, data, (x, target), save={"self": x, "target": target}, reduction=reduction
-    )
+    save = {"self": x, "target": target}
+    return record(MseLossBackward0, data, (x, target), save=save, reduction=reduction, dtype=dtype)
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

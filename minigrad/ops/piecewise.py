@@ -7,12 +7,15 @@ import numpy as np
 
 from ..core.node import Node
 from ..core.tensor import Tensor
+from . import formula
 from ._record import record
 
 
 class _ZeroGradient(Node):
+    """PyTorch's zeros_like(grad): 0 even where g holds inf or NaN, and no history."""
+
     def backward(self, g):
-        return (g * 0,)
+        return (formula.zeros_like(g),)
 
 
 class SignBackward0(_ZeroGradient):
@@ -20,7 +23,9 @@ class SignBackward0(_ZeroGradient):
 
 
 def sign(a: Tensor) -> Tensor:
-    return record(SignBackward0, np.sign(a._data), (a,))
+    """PyTorch's sign is (0 < x) - (x < 0): 0 at NaN (numpy's is NaN); bools stay themselves."""
+    x = a._data
+    return record(SignBackward0, x.copy() if x.dtype == np.bool_ else formula.sign(x), (a,))
 
 
 class RoundBackward0(_ZeroGradient):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import builtins
+import os
+import warnings
 from collections import namedtuple
 from typing import Any
 
@@ -13,7 +15,7 @@ from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
 from ._record import record
-from .elementwise import broadcast_operands, masked_fill, where
+from .elementwise import broadcast_operands
 from .indexing import scatter_into_zeros
 from .shape import wrap_dims
 
@@ -113,11 +115,14 @@ MinMax = namedtuple("MinMax", ["values", "indices"])
 
 
 class _EvenlyDistribute(Node):
-    """Full max()/min(): ties share the gradient evenly (PyTorch's evenly_distribute_backward)."""
+    """Full max()/min(): ties share the gradient evenly, the others get exactly 0 (PyTorch's
+    evenly_distribute_backward puts grad / count into zeros); a NaN maximum is where the NaNs
+    are. Input and result are saved, so changing the input in place makes backward refuse."""
 
     def backward(self, g):
-        mask = self.mask
-        return (g * (mask / mask.sum()).astype(formula.data(g).dtype),)
+        x, value = formula.data(self.saved("self")), formula.data(self.saved("result"))
+        mask = np.isnan(x) if np.isnan(value) else x == value
+        return (formula.keep(mask, g / int(np.count_nonzero(mask))),)
 
 
 class MaxBackward1(_EvenlyDistribute):
@@ -129,14 +134,16 @@ class MinBackward1(_EvenlyDistribute):
 
 
 class _IndexedReduce(Node):
-    """max/min along a dim: the gradient goes to the selected index of each slice."""
+    """max/min along a dim: the gradient goes to the selected index of each slice. The indices
+    returned to the caller are the ones saved (PyTorch's saved `indices`, version-checked)."""
 
     def backward(self, g):
         if not self.shape:
             return (g,)
+        idx = formula.data(self.saved("indices"))
         if not self.keepdim:
             g = formula.unsqueeze(g, self.dim)
-        idx = np.expand_dims(self.indices, self.dim) if not self.keepdim else self.indices
+            idx = np.expand_dims(idx, self.dim)
         key = tuple(
             idx
             if d == self.dim
@@ -165,11 +172,11 @@ def _minmax(a: Tensor, dim: Any, keepdim: bool, largest: bool):
             )
         value = x.max() if largest else x.min()
         cls = MaxBackward1 if largest else MinBackward1
-        return record(cls, np.asarray(value), (a,), mask=(x == value))
+        return record(cls, np.asarray(value), (a,), save={"self": a}, save_result=True)
     dims = _dims(dim, a.ndim)
     cls = MaxBackward0 if largest else MinBackward0
     if not dims:  # a 0-d tensor is its own max along dim 0 / -1
-        out = record(cls, x.copy(), (a,), indices=None, dim=0, keepdim=keepdim, shape=())
+        out = record(cls, x.copy(), (a,), dim=0, keepdim=keepdim, shape=())
         return MinMax(out, Tensor._wrap(np.zeros((), np.int64)))
     (d,) = dims
     if x.shape[d] == 0:
@@ -178,23 +185,25 @@ def _minmax(a: Tensor, dim: Any, keepdim: bool, largest: bool):
     values = np.take_along_axis(x, idx, d)
     if not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
-    out = record(cls, values, (a,), indices=idx, dim=d, keepdim=keepdim, shape=tuple(a.shape))
-    return MinMax(out, Tensor._wrap(idx.astype(np.int64)))
+    indices = Tensor._wrap(idx.astype(np.int64))
+    save = {"indices": indices}
+    out = record(cls, values, (a,), save=save, dim=d, keepdim=keepdim, shape=tuple(a.shape))
+    return MinMax(out, indices)
 
 
 class MaximumBackward0(Node):
     """Where both sides are equal each gets half the gradient, as in PyTorch; where one side
-    loses it gets none (NaN loses nowhere, so both keep the gradient there)."""
+    loses it gets exactly 0, whatever the gradient holds (PyTorch: where(self == other, grad / 2,
+    grad).masked_fill_(self < other, 0)); NaN loses nowhere, so both keep the gradient there."""
 
-    runs_on_arrays = False  # written with where/masked_fill on Tensors
     _self_loses, _other_loses = np.less, np.greater  # numpy ufuncs: no method binding
 
     def backward(self, g):
-        x, y = self.saved("self")._data, self.saved("other")._data
-        half = where(x == y, g / 2, g)
-        return masked_fill(half, self._self_loses(x, y), 0), masked_fill(
-            half, self._other_loses(x, y), 0
-        )
+        x, y = formula.data(self.saved("self")), formula.data(self.saved("other"))
+        ties = x == y
+        if ties.any():  # halving is exact, so g * 0.5 is g / 2 for every value g can hold
+            g = g * np.where(ties, 0.5, 1.0).astype(formula.data(g).dtype)
+        return formula.keep(~self._self_loses(x, y), g), formula.keep(~self._other_loses(x, y), g)
 
 
 class MinimumBackward0(MaximumBackward0):
@@ -242,30 +251,179 @@ def _var_args(a: Tensor, dim: Any, unbiased: Any, correction: Any) -> tuple:
     return (_dims(dim, a.ndim) if dim is not None else None), correction
 
 
-def _var_backward(
-    g: Tensor, x: Tensor, dims: tuple | None, correction: float, keepdim: bool
-) -> Tensor:
-    """PyTorch's var_backward: 2 / (n - correction) * g * (x - mean)."""
-    if dims is None or x.ndim == 0:
-        dof = x.numel() - correction
-        if dof <= 0:  # infinite scale: nan where x equals the mean, inf elsewhere
-            return g * np.where(x._data == x._data.mean(), np.nan, np.inf).astype(x._data.dtype)
-        return g * (2.0 / dof) * (x - x.mean())
-    with np.errstate(divide="ignore"):
-        scale = np.float64(2.0) / (_count(x.shape, dims) - correction)
-    return _keep(g, dims, keepdim, x.ndim) * float(scale) * (x - x.mean(dims, keepdim=True))
+# PyTorch computes a variance over every element (float32/64 on CPU) in two passes around its own
+# float mean (std_var_all_cpu), and any other variance with Welford's update in double. Both are
+# exact on constant data but for that mean: whether it lands on the constant (then std is 0 and
+# its gradient 0) or one rounding step off (then std is tiny and its gradient O(1), with the
+# sign of that step) depends on the order PyTorch's sum adds in. So that mean is summed in that
+# order: cascade_sum's 32-byte vectors, 4-way interleaving and 4-level cascade, split between
+# threads beyond GRAIN_SIZE elements.
+_VECTOR_BYTES = 32
+_GRAIN_SIZE = 32768
 
 
-def _var_data(a: Tensor, dims: tuple | None, correction: float, keepdim: bool) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray(
-            np.var(a._data, axis=dims, ddof=correction, keepdims=keepdim, dtype=a._data.dtype)
+def _threads() -> int:
+    """PyTorch's default intra-op thread count: the CPUs this process may run on."""
+    sched = getattr(os, "sched_getaffinity", None)
+    return len(sched(0)) if sched is not None else os.cpu_count() or 1
+
+
+def _in_order(rows: np.ndarray) -> np.ndarray:
+    """rows[0] + rows[1] + ... added one at a time (axis 0); zeros when there are none."""
+    if not len(rows):
+        return np.zeros(rows.shape[1:], rows.dtype)
+    return np.add.accumulate(rows, axis=0)[-1]
+
+
+def _groups_in_order(rows: np.ndarray, size: int) -> np.ndarray:
+    """The in-order sum of each run of `size` rows (len(rows) is a multiple of size)."""
+    runs = rows.reshape(len(rows) // size, size, *rows.shape[1:])
+    return np.add.accumulate(runs, axis=1)[:, -1]
+
+
+def _cascade(rows: np.ndarray) -> np.ndarray:
+    """multi_row_sum: runs of `step` rows summed in order, run sums gathered in runs of `step`
+    twice more, the rest of each level kept apart and everything added up at the end."""
+    size = len(rows)
+    power = builtins.max(4, (builtins.max(size - 1, 1).bit_length() if size > 2 else 1) // 4)
+    step = 1 << power
+    full = size // step * step
+    parts, level = [_in_order(rows[full:])], _groups_in_order(rows[:full], step)
+    for _ in range(2):
+        full = len(level) // step * step
+        parts.append(_in_order(level[full:]))
+        level = _groups_in_order(level[:full], step)
+    total = parts[0]
+    for part in (*parts[1:], _in_order(level)):
+        total = total + part
+    return total
+
+
+def _row_sum(x: np.ndarray) -> np.ndarray:
+    """row_sum: four interleaved cascades, the leftover rows, then the four added up."""
+    n4 = len(x) // 4
+    partial = _cascade(x[: n4 * 4].reshape(n4, 4, *x.shape[1:]))
+    total = _in_order(np.concatenate([partial[:1], x[n4 * 4 :]]))
+    for k in range(1, 4):
+        total = total + partial[k]
+    return total
+
+
+def _chunk_sum(x: np.ndarray) -> np.ndarray:
+    """One thread's part: whole vectors through row_sum when contiguous (vectorized_inner_sum),
+    then the leftover elements and the vector's lanes added in order."""
+    lanes = _VECTOR_BYTES // x.itemsize
+    if x.strides[0] != x.itemsize or len(x) < lanes:
+        return _row_sum(x)
+    m = len(x) // lanes
+    vector = _row_sum(x[: m * lanes].reshape(m, lanes))
+    return _in_order(np.concatenate([x[m * lanes :], vector]))
+
+
+def _torch_sum(x: np.ndarray) -> Any:
+    """x.sum() in the order PyTorch's CPU kernel adds, or None for a layout not followed here
+    (strided in more than one dim)."""
+    if x.ndim > 1 or x.size == 0:
+        if not (x.flags.c_contiguous or x.flags.f_contiguous):
+            return None
+        x = x.ravel(order="K")
+    x = x.reshape(-1)
+    n = len(x)
+    chunks = builtins.min(_threads(), -(-n // _GRAIN_SIZE)) if n > _GRAIN_SIZE else 1
+    size = -(-n // chunks) if n else 0
+    total = x.dtype.type(0)
+    for start in range(0, n, size or 1):
+        total = total + _chunk_sum(x[start : start + size])
+    return total
+
+
+def _full_mean(x: np.ndarray) -> Any:
+    """x.mean() over every element as PyTorch computes it: its sum, then one division."""
+    total = _torch_sum(x) if x.dtype in (np.float32, np.float64) else None
+    if total is None:
+        return np.mean(x, dtype=np.float64).astype(x.dtype)
+    with np.errstate(invalid="ignore"):
+        return total / x.dtype.type(x.size)
+
+
+def _is_full(shape: tuple, dims: tuple | None) -> bool:
+    """The reduction takes in every element (PyTorch's iterator drops size-1 dims)."""
+    return dims is None or all(d in dims for d, s in enumerate(shape) if s != 1)
+
+
+def _var_data(
+    a: Tensor, dims: tuple | None, correction: float, keepdim: bool, sqrt: bool = False
+) -> np.ndarray:
+    """var (or std) as PyTorch computes it, in double, rounded once to the input's dtype."""
+    x = a._data
+    axes = tuple(range(x.ndim)) if dims is None else dims
+    n = _count(x.shape, axes)
+    shape = tuple(1 if d in axes else s for d, s in enumerate(x.shape) if keepdim or d not in axes)
+    if x.size // builtins.max(int(np.prod(shape)), 1) - correction <= 0:  # PyTorch's factor
+        warnings.warn(
+            f"{'std' if sqrt else 'var'}(): degrees of freedom is <= 0. Correction should be "
+            "strictly less than the reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=3,
         )
+    divisor = np.float64(builtins.max(0, n - correction))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if not x.size:
+            var = np.full(shape, np.nan)
+        elif _is_full(x.shape, dims) and x.dtype in (np.float32, np.float64):
+            dx = x.astype(np.float64).ravel() - np.float64(_full_mean(x))
+            var = np.full(shape, np.dot(dx, dx) / divisor)
+        else:  # Welford is exact on constant slices: so is a two-pass after one sample's shift
+            first = tuple(slice(0, 1) if d in axes else slice(None) for d in range(x.ndim))
+            x64 = x.astype(np.float64)
+            x64 = x64 - x64[first]
+            dx = x64 - x64.mean(axis=axes, keepdims=True)
+            var = (dx * dx).sum(axis=axes, keepdims=keepdim) / divisor
+        return np.asarray(np.sqrt(var) if sqrt else var).astype(x.dtype)
+
+
+class CenterBackward(Node):
+    """x minus its mean over dims, as one node: the gradient minus its own mean."""
+
+    def backward(self, g):
+        return (g - formula.sum_keepdim(g, self.dims) / self.count,)
+
+
+def _centered(x: Any, dims: tuple | None) -> Any:
+    """x - x.mean(dims, keepdim=True) as PyTorch's var_backward has it (over every element, its
+    mean in PyTorch's order: the one the forward centred on); recorded on Tensors."""
+    data = formula.data(x)
+    axes = tuple(range(data.ndim)) if dims is None else dims
+    if not data.size:
+        mean = data.dtype.type(0)
+    elif _is_full(data.shape, dims):
+        mean = _full_mean(data)
+    else:
+        mean = np.mean(data, axis=axes, keepdims=True)
+    return formula.result(
+        CenterBackward,
+        data - mean,
+        (x,),
+        dims=axes,
+        count=builtins.max(_count(data.shape, axes), 1),
+    )
+
+
+def _var_backward(g: Any, x: Any, dims: tuple | None, correction: float, keepdim: bool) -> Any:
+    """PyTorch's var_backward: 2 / (n - correction) * g * (x - mean)."""
+    data = formula.data(x)
+    if dims is None or data.ndim == 0:
+        dof = data.size - correction
+        if dof <= 0:  # infinite scale: nan where x equals the mean, inf elsewhere
+            inf_or_nan = np.where(data == _full_mean(data), np.nan, np.inf).astype(data.dtype)
+            return g * inf_or_nan
+        return g * (2.0 / dof) * _centered(x, None)
+    with np.errstate(divide="ignore"):
+        scale = np.float64(2.0) / (_count(data.shape, dims) - correction)
+    return _keep(g, dims, keepdim, data.ndim) * float(scale) * _centered(x, dims)
 
 
 class VarBackward0(Node):
-    runs_on_arrays = False  # _var_backward is written with Tensor methods
-
     def backward(self, g):
         return (_var_backward(g, self.saved("self"), self.dim, self.correction, self.keepdim),)
 
@@ -291,12 +449,13 @@ def var(
 
 
 class StdBackward0(Node):
-    runs_on_arrays = False  # masked_fill on Tensors, and _var_backward
+    """PyTorch's std_backward: var_backward of g / (2 std), with 0 where std is 0 (selected:
+    an inf or NaN in g does not get through there)."""
 
     def backward(self, g):
         r = self.saved("result")
         with np.errstate(divide="ignore", invalid="ignore"):
-            g = (g / (r * 2)).masked_fill(r._data == 0, 0)
+            g = formula.keep(formula.data(r) != 0, g / (r * 2))
         return (_var_backward(g, self.saved("self"), self.dim, self.correction, self.keepdim),)
 
 
@@ -311,7 +470,7 @@ def std(
     dims, c = _var_args(a, dim, unbiased, correction)
     return record(
         StdBackward0,
-        np.sqrt(_var_data(a, dims, c, keepdim)),
+        _var_data(a, dims, c, keepdim, sqrt=True),
         (a,),
         save={"self": a},
         save_result=True,
@@ -339,19 +498,19 @@ def _vector_norm(x: np.ndarray, p: float, dims: tuple | None, keepdim: bool) -> 
 class LinalgVectorNormBackward0(Node):
     """PyTorch's norm_backward, case by case (p = 0, 1, 2, +-inf, < 1, < 2, other)."""
 
-    runs_on_arrays = False  # written with Tensor methods (masked_fill, abs, pow)
+    runs_on_arrays = False  # written with Tensor methods (abs, pow)
 
     def backward(self, g):
         x, r, p = self.saved("self"), self.saved("result"), self.ord
         g, r = (_keep(t, self.dim, self.keepdim, x.ndim) for t in (g, r))
-        sign = np.sign(x._data)
-        if p == 0:
-            return (g * np.zeros_like(x._data),)
+        sign = formula.sign(x)
+        if p == 0:  # PyTorch returns no gradient at all (None, whatever g holds)
+            return (None,)
         if p == 1:
             return (g * sign,)
         if p == 2:
             with np.errstate(divide="ignore", invalid="ignore"):
-                return (g * (x / r).masked_fill(r._data == 0, 0),)
+                return (g * formula.keep(r._data != 0, x / r),)
         if np.isinf(p):
             ax = np.abs(x._data)
             mask = (ax == r._data) | np.isnan(ax)
@@ -359,10 +518,10 @@ class LinalgVectorNormBackward0(Node):
             return (g / count.astype(x._data.dtype) * (mask * sign).astype(x._data.dtype),)
         with np.errstate(divide="ignore", invalid="ignore"):
             if p < 1:
-                scaled = (x.abs() ** (p - 1)).masked_fill(x._data == 0, 0) * sign
+                scaled = formula.keep(x._data != 0, x.abs() ** (p - 1)) * sign
                 return (scaled * g * r ** (1 - p),)
             scaled = x.abs() ** (p - 1) * sign if p < 2 else x * x.abs() ** (p - 2)
-            return (scaled * (g / r ** (p - 1)).masked_fill(r._data == 0, 0),)
+            return (scaled * formula.keep(r._data != 0, g / r ** (p - 1)),)
 
 
 def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
