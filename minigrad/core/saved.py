@@ -161,7 +161,9 @@ class SavedTensor:
     def _modified_message(self) -> str:
         shape = list(self._data.shape if self._tensor is None else self._tensor.shape)
         dname = (self._data.dtype if self._tensor is None else self._tensor._data.dtype).name
-        desc = f"[torch.{LEGACY_NAMES.get(dname, dname)} {shape}]"
+        # PyTorch names a bool tensor by its C++ type here, the others by their legacy type
+        kind = "CPUBoolType" if dname == "bool" else f"torch.{LEGACY_NAMES.get(dname, dname)}"
+        desc = f"[{kind} {shape}]"
         node = (
             self._node_ref()
             if self._tensor is None and self._node_ref

@@ -91,7 +91,7 @@ def relu_forward(x: np.ndarray) -> np.ndarray:
 
 def relu_backward(g: np.ndarray, result: np.ndarray) -> np.ndarray:
     """g where relu's result is above 0 (or NaN, as torch's threshold_backward has it), else 0."""
-    return g * ~(result <= 0)
+    return np.where(result <= 0, 0, g).astype(g.dtype, copy=False)  # select: inf stays out
 
 
 # --- softmax + cross-entropy -------------------------------------------------------------

@@ -17,6 +17,7 @@ from ..core.dtypes import SCALAR_NAMES, from_numpy_dtype
 from ..core.node import Node, edge_of
 from ..core.saved import SavedTensor
 from ..core.tensor import Tensor
+from . import formula
 from ._record import as_tensor_like, record, should_record
 from .flat import gather_flat, scatter_flat
 from .indexing import _is_advanced, _normalize_key, getitem, index_put
@@ -122,7 +123,7 @@ class CopySlices(Node):
         keep = np.ones(g._data.size, dtype=bool)
         keep[self.flat_index.ravel()] = False
         grads = self.fn.apply((gather_flat(g, self.flat_index),))
-        base_grad = g * keep.reshape(g.shape)
+        base_grad = formula.keep(keep.reshape(g.shape), g)
         if grads[0] is not None:
             base_grad = base_grad + scatter_flat(grads[0], self.flat_index, tuple(g.shape))
         return (base_grad,) + tuple(grads[1:])
@@ -178,7 +179,7 @@ def _view_of_base(view: Tensor):
 # --- PyTorch's in-place methods on top of their out-of-place twins -------------------------
 class FillBackward0(Node):
     def backward(self, g):
-        return (g * 0,)
+        return (formula.zeros_like(g),)
 
 
 def fill(t: Tensor, value: Any) -> Tensor:
@@ -202,7 +203,7 @@ class CopyBackwards(Node):
         return "torch::autograd::CopyBackwards"  # PyTorch's C++ name
 
     def backward(self, g):
-        return g * 0, g
+        return formula.zeros_like(g), g
 
 
 def copy(t: Tensor, src: Any) -> Tensor:

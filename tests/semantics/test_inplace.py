@@ -157,6 +157,39 @@ def snip_inference_mode(torch, out):
     out("no_grad", (z.requires_grad, z.is_inference()))
 
 
+def snip_inplace_gradients_with_inf_and_nan_seeds(torch, out):
+    inf, nan = float("inf"), float("nan")
+
+    def view_mul(y):
+        y[0:2].mul_(2)
+        return y
+
+    def view_set(y):
+        y[0:2] = 5.0
+        return y
+
+    writes = {
+        "fill_": lambda y: y.fill_(2.0),
+        "zero_": lambda y: y.zero_(),
+        "copy_": lambda y: y.copy_(torch.ones(3)),
+        "mul_ on a view": view_mul,
+        "setitem on a view": view_set,
+    }
+    for label, write in writes.items():
+        x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        write(x * 1).backward(torch.tensor([inf, nan, -inf]))
+        out(label, x.grad)
+
+
+def snip_a_changed_bool_mask_is_named_like_pytorch(torch, out):
+    x = torch.ones(2, requires_grad=True)
+    mask = torch.tensor([True, False])
+    y = torch.where(mask, x, torch.tensor(0.0))
+    mask[1] = True
+    with out.raises("the saved condition changed"):
+        y.sum().backward()
+
+
 SNIPPETS = collect(globals())
 
 
