@@ -91,7 +91,7 @@ class SavedTensor:
             self._output_nr = tensor._output_nr
         else:
             self._tensor = tensor
-        if SavedTensorHooks.open and HOOKS.pairs:
+        if SavedTensorHooks.open and HOOKS.pairs and not tensor._wrapped_number:
             self._pack(tensor, *HOOKS.pairs[-1])
 
     def _pack(self, tensor: Tensor, pack: Callable, unpack: Callable) -> None:

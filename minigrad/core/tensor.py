@@ -63,6 +63,7 @@ class Tensor:
     _grad_acc_ref = None
     _retains_grad = False
     _is_inference = False
+    _wrapped_number = False  # a Python number an op turned into a tensor (ops/_record.py)
 
     def _init(
         self, data: np.ndarray, requires_grad: bool = False, counter: _VersionCounter | None = None

@@ -53,8 +53,8 @@ def operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], dtypes.dtype
     if common is not None:  # the usual case, decided without the general promotion rules
         tensors, arrays = [], []
         for v in values:
-            if not isinstance(v, Tensor):
-                v = Tensor._wrap(np.asarray(v, dtype=common.np))
+            if not isinstance(v, Tensor):  # a Python number (_common_dtype saw to that)
+                v = _wrapped_number(np.asarray(v, dtype=common.np))
             tensors.append(v)
             arrays.append(v._data)
         return tensors, arrays, common
@@ -65,11 +65,21 @@ def operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], dtypes.dtype
     tensors = [
         v
         if isinstance(v, Tensor)
-        else Tensor._wrap(np.asarray(v, dtype=result.np if _priority(v) == 0 else None))
+        else _wrapped_number(np.asarray(v, dtype=result.np))
+        if _priority(v) == 0
+        else Tensor._wrap(np.asarray(v))
         for v in values
     ]
     arrays = [t._data if t._data.dtype == result.np else t._data.astype(result.np) for t in tensors]
     return tensors, arrays, result
+
+
+def _wrapped_number(data: np.ndarray) -> Tensor:
+    """A Python number as a 0-d tensor, marked as PyTorch marks one: saving it for backward
+    keeps it as it is (no saved-tensor hook sees it)."""
+    t = Tensor._wrap(data)
+    t._wrapped_number = True
+    return t
 
 
 def _common_dtype(values: tuple) -> dtypes.dtype | None:

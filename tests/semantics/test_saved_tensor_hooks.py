@@ -116,6 +116,16 @@ def snip_when_hooks_apply(torch, out):
     out("unpacked at each use", log)
 
 
+def snip_python_numbers_are_not_packed(torch, out):
+    log = []
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(*_logging_hooks(log)):
+        y = (x * 2) / 3 + x**2 - 2.5 * x
+    out("what was packed", log)
+    y.sum().backward()
+    out("x.grad", x.grad)
+
+
 def snip_errors(torch, out):
     with out.raises("disabled"):
         with torch.autograd.graph.disable_saved_tensors_hooks("no hooks in this block"):
