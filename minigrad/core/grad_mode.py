@@ -8,15 +8,25 @@ from collections.abc import Callable
 from typing import Any
 
 
-class _ThreadState(threading.local):
+class ThreadModes(threading.local):
     """Grad mode and inference mode belong to a thread, as in PyTorch: a `no_grad` block in one
-    thread leaves the others recording, and a new thread starts with grad mode on."""
+    thread leaves the others recording, and a new thread starts with grad mode on.
+
+    `inference_blocks`, on the class, counts the inference_mode blocks open in any thread, so
+    making a tensor (once per op) reads the thread's own flag only while one is open."""
 
     enabled = True
     inference = False
+    inference_blocks = 0
+    _count_lock = threading.Lock()
+
+    @classmethod
+    def count_inference_block(cls, change: int) -> None:
+        with cls._count_lock:
+            cls.inference_blocks += change
 
 
-_State = _ThreadState()
+_State = ThreadModes()
 
 
 def is_grad_enabled() -> bool:
@@ -102,12 +112,16 @@ class inference_mode(_Mode):  # noqa: N801
         self.mode = bool(mode)
 
     def _enter(self) -> None:
+        """inference_mode(False) switches inference off and grad mode on, as in PyTorch."""
         self.prev = (_State.enabled, _State.inference)
         if self.mode:
-            _State.enabled, _State.inference = False, True
+            ThreadModes.count_inference_block(1)
+        _State.enabled, _State.inference = not self.mode, self.mode
 
     def _exit(self) -> None:
         _State.enabled, _State.inference = self.prev
+        if self.mode:
+            ThreadModes.count_inference_block(-1)
 
     def _args(self) -> tuple:
         return (self.mode,)

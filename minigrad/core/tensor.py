@@ -12,6 +12,7 @@ import numpy as np
 from . import dtypes, grad_mode
 from .device import CPU, check_cpu, device
 from .formatting import format_tensor
+from .grad_mode import ThreadModes
 from .hooks import RemovableHandle, add_hook
 
 
@@ -65,25 +66,27 @@ class Tensor:
     _is_inference = False
     _wrapped_number = False  # a Python number an op turned into a tensor (ops/_record.py)
 
-    def _init(
-        self, data: np.ndarray, requires_grad: bool = False, counter: _VersionCounter | None = None
-    ) -> None:
-        # numpy ufuncs on 0-d arrays return scalars, which can neither be written in place nor
-        # share storage with a detach(): every Tensor holds an ndarray
-        self._data = data if type(data) is np.ndarray else np.asarray(data)
-        if requires_grad:
-            self._requires_grad = True
-        self._version_counter = counter if counter is not None else _VersionCounter()
-        if grad_mode._State.inference:
-            self._is_inference = True
-
     @classmethod
     def _wrap(
         cls, data: np.ndarray, requires_grad: bool = False, counter: _VersionCounter | None = None
     ) -> Tensor:
+        """A tensor around `data`: the one place a Tensor is set up (once per op, so lean)."""
         t = cls.__new__(cls)
-        t._init(data, requires_grad, counter)
+        # numpy ufuncs on 0-d arrays return scalars, which can neither be written in place nor
+        # share storage with a detach(): every Tensor holds an ndarray
+        t._data = data if type(data) is np.ndarray else np.asarray(data)
+        if requires_grad:
+            t._requires_grad = True
+        t._version_counter = counter if counter is not None else _VersionCounter()
+        if ThreadModes.inference_blocks and grad_mode._State.inference:
+            t._is_inference = True
         return t
+
+    def _init(
+        self, data: np.ndarray, requires_grad: bool = False, counter: _VersionCounter | None = None
+    ) -> None:
+        """`_wrap` for an instance made elsewhere (legacy constructor, Parameter, deepcopy)."""
+        self.__dict__.update(Tensor._wrap(data, requires_grad, counter).__dict__)
 
     # --- basic attributes ------------------------------------------------------------------
     @property

@@ -54,7 +54,8 @@ def operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], dtypes.dtype
         tensors, arrays = [], []
         for v in values:
             if not isinstance(v, Tensor):  # a Python number (_common_dtype saw to that)
-                v = _wrapped_number(np.asarray(v, dtype=common.np))
+                v = Tensor._wrap(np.asarray(v, dtype=common.np))
+                v._wrapped_number = True  # _wrapped_number, inlined: this path is hot
             tensors.append(v)
             arrays.append(v._data)
         return tensors, arrays, common
@@ -133,7 +134,9 @@ def record(
     out = Tensor._wrap(data)
     if not should_record(inputs):
         return out
-    node = _new_node(node_cls, inputs, attrs)
+    node = connect(node_cls(), inputs)
+    if attrs:
+        node.__dict__.update(attrs)
     out._grad_fn = node
     if save:
         node._save(save)
@@ -151,7 +154,9 @@ def record_many(
     outs = [Tensor._wrap(d) for d in datas]
     if not should_record(inputs):
         return outs
-    node = _new_node(node_cls, inputs, attrs)
+    node = connect(node_cls(), inputs)
+    if attrs:
+        node.__dict__.update(attrs)
     node._num_outputs = len(outs)
     node._out_meta = tuple((d.shape, d.dtype) for d in datas)
     for i, out in enumerate(outs):
@@ -160,15 +165,7 @@ def record_many(
     return outs
 
 
-def _new_node(node_cls: type[Node], inputs: tuple, attrs: dict) -> Node:
-    node = node_cls()
-    connect(node, inputs)
-    if attrs:
-        node.__dict__.update(attrs)
-    return node
-
-
-def connect(node: Node, inputs: tuple) -> None:
+def connect(node: Node, inputs: tuple) -> Node:
     """Give `node` one edge per input (where that input's gradient goes) and its metadata."""
     edges, metas = [], []
     for t in inputs:
@@ -179,6 +176,7 @@ def connect(node: Node, inputs: tuple) -> None:
             edges.append(edge_of(t))
             metas.append((t._data.shape, t._data.dtype))
     node.next_functions, node._input_meta = tuple(edges), tuple(metas)
+    return node
 
 
 def announce(node: Node, inputs: tuple, out: Tensor) -> None:

@@ -126,6 +126,20 @@ def snip_grad_mode_belongs_to_a_thread(torch, out):
     out("a thread's no_grad does not reach its own child thread", _in_thread(no_grad_there))
 
 
+def snip_inference_mode_false_inside(torch, out):
+    with torch.inference_mode():
+        with torch.inference_mode(False):
+            y = torch.ones(2)
+            out(
+                "inside",
+                (y.is_inference(), torch.is_grad_enabled(), torch.is_inference_mode_enabled()),
+            )
+        out("back", (torch.ones(2).is_inference(), torch.is_grad_enabled()))
+    with torch.no_grad():
+        with torch.inference_mode(False):
+            out("under no_grad", torch.is_grad_enabled())
+
+
 SNIPPETS = collect(globals())
 
 
