@@ -90,8 +90,14 @@ def relu_forward(x: np.ndarray) -> np.ndarray:
 
 
 def relu_backward(g: np.ndarray, result: np.ndarray) -> np.ndarray:
-    """g where relu's result is above 0 (or NaN, as torch's threshold_backward has it), else 0."""
-    return np.where(result <= 0, 0, g).astype(g.dtype, copy=False)  # select: inf stays out
+    """g where relu's result is above 0 (or NaN, as torch's threshold_backward has it), else
+    exactly 0 even where g holds inf or NaN: a select, never a bare multiply by the mask."""
+    if g.size <= 512:  # a copy and a masked store: the cheapest select on small arrays
+        out = g.copy()
+        np.putmask(out, result <= 0, 0)
+        return out
+    out = g * ~(result <= 0)  # only an inf or NaN in g can make this differ from the select
+    return out if np.isfinite(out).all() else np.where(result <= 0, 0, g)
 
 
 # --- softmax + cross-entropy -------------------------------------------------------------
