@@ -1,219 +1,24 @@
-"""Neural-network ops: linear, conv2d, max_pool2d and the losses. Heavy lifting is in kernels/.
-
-conv2d's forward F(x, w), input-gradient Gx(g, w) and weight-gradient Gw(x, g) are each others'
-derivatives, so double backward through a convolution works without any extra formulas.
-cross_entropy computes log_softmax and the per-sample losses in one kernel but records
-PyTorch's two nodes. Backward formulas that are not kernels run as one numpy/kernel call unless
-create_graph asks for a differentiable graph (`formula.kernel_or_ops`).
-"""
+"""The losses: nll_loss, cross_entropy, mse_loss. cross_entropy computes log_softmax and the
+per-sample losses in one kernel but records PyTorch's two nodes. Backward formulas that are not
+kernels run as one numpy/kernel call unless create_graph asks for a differentiable graph
+(`formula.kernel_or_ops`)."""
 
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import numpy as np
 
-from .. import kernels
-from ..core.dtypes import SCALAR_NAMES
-from ..core.node import Node
-from ..core.tensor import Tensor
-from . import formula
-from ._record import operands, record
-from .elementwise import div_scalar
-from .indexing import IndexPutBackward0Grad
-from .linalg import addmm
-from .reduction import LogSoftmaxBackward0
-from .shape import broadcast_shapes
-
-
-def _pair(v: Any) -> int:
-    if isinstance(v, (tuple, list)):
-        if any(e != v[0] for e in v):
-            raise NotImplementedError("minigrad supports square kernels, strides and padding only")
-        return int(v[0])
-    return int(v)
-
-
-class ConvolutionBackward0(Node):
-    def backward(self, g):
-        x, w = self.saved("input"), self.saved("weight")
-        s, p = self.stride, self.padding
-        gx = conv2d_input_grad(g, w, x.shape, s, p) if self.next_functions[0][0] else None
-        gw = conv2d_weight_grad(x, g, w.shape, s, p) if self.next_functions[1][0] else None
-        gb = None
-        if self.next_functions[2][0]:
-            gb = formula.kernel_or_ops(
-                (g,), lambda: kernels.conv2d_bias_grad(formula.data(g)), lambda: g.sum((0, 2, 3))
-            )
-        return gx, gw, gb
-
-
-class _ConvBackwardBackward(Node):
-    runs_on_arrays = False  # its formula calls the conv ops on Tensors
-
-    def name(self) -> str:
-        return "ConvolutionBackwardBackward0"
-
-
-class ConvInputGrad(_ConvBackwardBackward):
-    def backward(self, h):
-        g, w = self.saved("grad"), self.saved("weight")
-        return (
-            _conv(h, w, self.stride, self.padding),
-            conv2d_weight_grad(h, g, w.shape, self.stride, self.padding),
-        )
-
-
-def conv2d_input_grad(g: Any, w: Any, x_shape: tuple, stride: int, pad: int) -> Any:
-    data = kernels.conv2d_input_grad(formula.data(g), formula.data(w), tuple(x_shape), stride, pad)
-    return formula.result(
-        ConvInputGrad, data, (g, w), save={"grad": g, "weight": w}, stride=stride, padding=pad
-    )
-
-
-class ConvWeightGrad(_ConvBackwardBackward):
-    def backward(self, h):
-        x, g = self.saved("input"), self.saved("grad")
-        return (
-            conv2d_input_grad(g, h, x.shape, self.stride, self.padding),
-            _conv(x, h, self.stride, self.padding),
-        )
-
-
-def conv2d_weight_grad(x: Any, g: Any, w_shape: tuple, stride: int, pad: int) -> Any:
-    data = kernels.conv2d_weight_grad(formula.data(x), formula.data(g), tuple(w_shape), stride, pad)
-    return formula.result(
-        ConvWeightGrad, data, (x, g), save={"input": x, "grad": g}, stride=stride, padding=pad
-    )
-
-
-def _conv(x: Tensor, w: Tensor, stride: int, pad: int) -> Tensor:
-    data = kernels.conv2d_forward(x._data, w._data, None, stride, pad)
-    return record(
-        ConvolutionBackward0,
-        data,
-        (x, w, None),
-        save={"input": x, "weight": w},
-        stride=stride,
-        padding=pad,
-    )
-
-
-def conv2d(
-    x: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: int = 1,
-) -> Tensor:
-    if _pair(dilation) != 1 or groups != 1:
-        raise NotImplementedError("minigrad's conv2d supports dilation=1 and groups=1")
-    s, p = _pair(stride), _pair(padding)
-    unbatched = x.ndim == 3
-    if unbatched:
-        x = x.unsqueeze(0)
-    if x.ndim != 4:
-        raise RuntimeError(
-            f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
-            f"input of size: {list(x.shape)}"
-        )
-    if x.shape[1] != weight.shape[1]:
-        raise RuntimeError(
-            f"Given groups=1, weight of size {list(weight.shape)}, expected "
-            f"input{list(x.shape)} to have {weight.shape[1]} channels, but got "
-            f"{x.shape[1]} channels instead"
-        )
-    if x.dtype != weight.dtype:
-        raise RuntimeError(
-            f"Input type ({x.dtype}) and weight type ({weight.dtype}) should be the same"
-        )
-    data = kernels.conv2d_forward(x._data, weight._data, None if bias is None else bias._data, s, p)
-    out = record(
-        ConvolutionBackward0,
-        data,
-        (x, weight, bias),
-        save={"input": x, "weight": weight},
-        stride=s,
-        padding=p,
-    )
-    return out.squeeze(0) if unbatched else out
-
-
-class MaxPool2DWithIndicesBackward0(Node):
-    """Saves the input and the indices it returns, as PyTorch does: changing either in place
-    makes backward refuse. (The flat indices it scatters with are its own.)"""
-
-    def backward(self, g):
-        self.saved("self")
-        self.saved("result1")
-        return (_scatter_flat(g, self.indices, self.self_sym_sizes),)
-
-
-class _ScatterFlat(Node):
-    def backward(self, h):
-        return (_gather_flat(h, self.indices, self.grad_shape),)
-
-
-def _scatter_flat(g: Any, indices: np.ndarray, shape: tuple) -> Any:
-    """Pooling's backward: g added at the input positions its maxima came from."""
-    batched = shape if len(shape) == 4 else (1, *shape)
-    g_data = formula.data(g)
-    data = kernels.max_pool2d_backward(g_data.reshape(indices.shape), indices, batched)
-    return formula.result(
-        _ScatterFlat, data.reshape(shape), (g,), indices=indices, grad_shape=g_data.shape
-    )
-
-
-class _GatherFlat(Node):
-    def backward(self, g):
-        return (_scatter_flat(g, self.indices, self.self_sym_sizes),)
-
-
-def _gather_flat(h: Any, indices: np.ndarray, shape: tuple) -> Any:
-    h_data = formula.data(h)
-    data = h_data.reshape(-1)[indices].reshape(shape)
-    return formula.result(_GatherFlat, data, (h,), indices=indices, self_sym_sizes=h_data.shape)
-
-
-def max_pool2d(
-    x: Tensor,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-    return_indices: bool = False,
-):
-    if _pair(dilation) != 1 or ceil_mode:
-        raise NotImplementedError("minigrad's max_pool2d supports dilation=1, ceil_mode=False")
-    if x.ndim not in (3, 4) or x.numel() == 0:
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    k = _pair(kernel_size)
-    s = k if stride in (None, ()) else _pair(stride)
-    p = _pair(padding)
-    if p > k // 2:
-        raise RuntimeError(
-            f"pad should be at most half of effective kernel size, but got pad={p}, "
-            f"kernel_size={k} and dilation=1"
-        )
-    unbatched = x.ndim == 3
-    values, idx = kernels.max_pool2d_forward(x._data[None] if unbatched else x._data, k, s, p)
-    indices = None  # made only when returned: nobody else can change them
-    if return_indices:
-        plane = idx % (x.shape[-2] * x.shape[-1])  # torch: the index within each (H, W) plane
-        indices = Tensor._wrap(plane[0] if unbatched else plane)
-    out = record(
-        MaxPool2DWithIndicesBackward0,
-        values[0] if unbatched else values,
-        (x,),
-        save={"self": x, "result1": indices},
-        indices=idx,
-        self_sym_sizes=tuple(x.shape),
-    )
-    return (out, indices) if return_indices else out
+from ... import kernels
+from ...core.dtypes import SCALAR_NAMES
+from ...core.node import Node
+from ...core.tensor import Tensor
+from .. import formula
+from .._record import operands, record
+from ..elementwise import div_scalar
+from ..indexing import IndexPutBackward0Grad
+from ..reduction import LogSoftmaxBackward0
+from ..shape import broadcast_shapes
 
 
 def _class_targets(target: Tensor, shape: tuple, ignore_index: int) -> np.ndarray:
@@ -402,10 +207,3 @@ def mse_loss(x: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     )
     save = {"self": x, "target": target}
     return record(MseLossBackward0, data, (x, target), save=save, reduction=reduction, dtype=dtype)
-
-
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    if x.ndim == 2 and bias is not None:
-        return addmm(bias, x, weight.t())
-    out = x.matmul(weight.t())
-    return out + bias if bias is not None else out
