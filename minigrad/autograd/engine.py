@@ -65,7 +65,7 @@ def execute(
         )
     plain = not create_graph and not task.observed and not anomaly._State.enabled
     prev_mode = grad_mode._State.enabled
-    grad_mode._State.enabled = create_graph
+    grad_mode.set_enabled(create_graph)
     try:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if plain and inputs is None:
@@ -73,7 +73,7 @@ def execute(
             else:
                 run_instrumented(task, grads)
     finally:
-        grad_mode._State.enabled = prev_mode
+        grad_mode.set_enabled(prev_mode)
         _RUNNING.task = outer
     if task.observed:
         emit("backward_end", results=[_snap(r) for r in task.results])

@@ -145,7 +145,7 @@ class Function(metaclass=FunctionMeta):
             args, kwargs = _bind(cls.forward, args, kwargs), {}
         tensor_args = [a if isinstance(a, Tensor) else None for a in args]
         node.needs_input_grad = tuple(bool(t is not None and t.requires_grad) for t in tensor_args)
-        differentiable = grad_mode._State.enabled and any(node.needs_input_grad)
+        differentiable = grad_mode.is_grad_enabled() and any(node.needs_input_grad)
         with grad_mode.no_grad():
             if separate_ctx:
                 raw = cls.forward(*args)

@@ -10,31 +10,45 @@ from typing import Any
 
 class ThreadModes(threading.local):
     """Grad mode and inference mode belong to a thread, as in PyTorch: a `no_grad` block in one
-    thread leaves the others recording, and a new thread starts with grad mode on.
-
-    `inference_blocks`, on the class, counts the inference_mode blocks open in any thread, so
-    making a tensor (once per op) reads the thread's own flag only while one is open."""
+    thread leaves the others recording, and a new thread starts with grad mode on."""
 
     enabled = True
     inference = False
+
+
+class Anywhere:
+    """Process-wide counts in front of the per-thread flags. Reading a thread-local attribute
+    costs about twice a class attribute, and every op asks "is grad on?" and "inference?", so
+    hot paths read these counts first and the thread's own flag only when a count is non-zero:
+    `grad_off` threads have grad mode off now, `inference_blocks` inference_mode blocks are open.
+    (A thread that dies with grad off leaves the count high: slower, never wrong.)"""
+
+    grad_off = 0
     inference_blocks = 0
-    _count_lock = threading.Lock()
+    _lock = threading.Lock()
 
     @classmethod
-    def count_inference_block(cls, change: int) -> None:
-        with cls._count_lock:
-            cls.inference_blocks += change
+    def count(cls, name: str, change: int) -> None:
+        with cls._lock:
+            setattr(cls, name, getattr(cls, name) + change)
 
 
 _State = ThreadModes()
 
 
+def set_enabled(on: bool) -> None:
+    """The one writer of the thread's grad flag, keeping `Anywhere.grad_off` in step."""
+    if _State.enabled != on:
+        Anywhere.count("grad_off", -1 if on else 1)
+        _State.enabled = on
+
+
 def is_grad_enabled() -> bool:
-    return _State.enabled
+    return not Anywhere.grad_off or _State.enabled
 
 
 def is_inference_mode_enabled() -> bool:
-    return _State.inference
+    return bool(Anywhere.inference_blocks) and _State.inference
 
 
 class _Mode:
@@ -75,13 +89,13 @@ class set_grad_enabled(_Mode):  # noqa: N801
     def __init__(self, mode: bool) -> None:
         self.prev = _State.enabled
         self.mode = bool(mode)
-        _State.enabled = self.mode
+        set_enabled(self.mode)
 
     def _enter(self) -> None:
-        _State.enabled = self.mode
+        set_enabled(self.mode)
 
     def _exit(self) -> None:
-        _State.enabled = self.prev
+        set_enabled(self.prev)
 
     def _args(self) -> tuple:
         return (self.mode,)
@@ -90,19 +104,19 @@ class set_grad_enabled(_Mode):  # noqa: N801
 class no_grad(_Mode):  # noqa: N801
     def _enter(self) -> None:
         self.prev = _State.enabled
-        _State.enabled = False
+        set_enabled(False)
 
     def _exit(self) -> None:
-        _State.enabled = self.prev
+        set_enabled(self.prev)
 
 
 class enable_grad(_Mode):  # noqa: N801
     def _enter(self) -> None:
         self.prev = _State.enabled
-        _State.enabled = True
+        set_enabled(True)
 
     def _exit(self) -> None:
-        _State.enabled = self.prev
+        set_enabled(self.prev)
 
 
 class inference_mode(_Mode):  # noqa: N801
@@ -115,13 +129,15 @@ class inference_mode(_Mode):  # noqa: N801
         """inference_mode(False) switches inference off and grad mode on, as in PyTorch."""
         self.prev = (_State.enabled, _State.inference)
         if self.mode:
-            ThreadModes.count_inference_block(1)
-        _State.enabled, _State.inference = not self.mode, self.mode
+            Anywhere.count("inference_blocks", 1)
+        set_enabled(not self.mode)
+        _State.inference = self.mode
 
     def _exit(self) -> None:
-        _State.enabled, _State.inference = self.prev
+        set_enabled(self.prev[0])
+        _State.inference = self.prev[1]
         if self.mode:
-            ThreadModes.count_inference_block(-1)
+            Anywhere.count("inference_blocks", -1)
 
     def _args(self) -> tuple:
         return (self.mode,)

@@ -127,8 +127,13 @@ class Node:
         saved = self._saved
         if not saved or self._freed:
             return {}
-        self._freed_shapes = {k: v.shape for k, v in saved.items() if type(v) is SavedTensor}
-        self._saved = {k: v.release() if type(v) is SavedTensor else None for k, v in saved.items()}
+        shapes = {}
+        for k, v in saved.items():  # released in place: _raw_saved_x then raises as in PyTorch
+            if type(v) is SavedTensor:
+                shapes[k] = v.release()
+            else:
+                saved[k] = None
+        self._freed_shapes = shapes
         self._freed = True
         return self._freed_shapes
 

@@ -131,11 +131,13 @@ class SavedTensor:
             )
         self._pack(self.unpack(None), pack_hook, unpack_hook)
 
-    def release(self) -> SavedTensor:
-        """Drop the tensor (retain_graph=False); its shape stays for the explorer."""
-        self._shape = self.shape
+    def release(self) -> tuple:
+        """Drop the tensor (retain_graph=False); its shape stays for the explorer and is
+        returned."""
+        if self._hooks is None:  # (packed: _shape was kept when the tensor went)
+            self._shape = (self._data if self._tensor is None else self._tensor._data).shape
         self._tensor = self._data = self._hooks = self._counter = None
-        return self
+        return self._shape
 
     def data(self) -> np.ndarray:
         """The saved numbers alone, for a formula running on arrays."""

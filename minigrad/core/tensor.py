@@ -12,7 +12,7 @@ import numpy as np
 from . import dtypes, grad_mode
 from .device import CPU, check_cpu, device
 from .formatting import format_tensor
-from .grad_mode import ThreadModes
+from .grad_mode import Anywhere
 from .hooks import RemovableHandle, add_hook
 
 
@@ -78,7 +78,7 @@ class Tensor:
         if requires_grad:
             t._requires_grad = True
         t._version_counter = counter if counter is not None else _VersionCounter()
-        if ThreadModes.inference_blocks and grad_mode._State.inference:
+        if Anywhere.inference_blocks and grad_mode._State.inference:
             t._is_inference = True
         return t
 
@@ -335,7 +335,7 @@ class Tensor:
         """The same storage as a numpy array. Refused while the tensor could record history (it
         requires grad and grad mode is on), as in PyTorch: inside `Function.forward`, under
         no_grad, it is allowed."""
-        if self.requires_grad and grad_mode._State.enabled and not force:
+        if self.requires_grad and grad_mode.is_grad_enabled() and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use "
                 "tensor.detach().numpy() instead."

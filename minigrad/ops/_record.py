@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..core import anomaly, dtypes, grad_mode
+from ..core.grad_mode import Anywhere
 from ..core.node import Node, edge_of
 from ..core.observe import LISTENERS, emit
 from ..core.tensor import Tensor
@@ -106,7 +107,7 @@ def _common_dtype(values: tuple) -> dtypes.dtype | None:
 
 
 def should_record(inputs: tuple) -> bool:
-    if not grad_mode._State.enabled:
+    if Anywhere.grad_off and not grad_mode._State.enabled:
         return False
     for t in inputs:
         if t is not None and (

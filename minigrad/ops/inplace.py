@@ -36,7 +36,7 @@ def _check(t: Tensor) -> None:
             "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
             "details."
         )
-    if not grad_mode._State.enabled:
+    if grad_mode.Anywhere.grad_off and not grad_mode._State.enabled:
         return
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(LEAF_MESSAGE)

@@ -146,3 +146,24 @@ SNIPPETS = collect(globals())
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.__name__[5:] for s in SNIPPETS])
 def test_history_threads_and_seeds(snippet):
     assert_same(snippet)
+
+
+def test_the_process_wide_counts_return_to_zero():
+    """minigrad reads `Anywhere` before the thread's own flags (a speed path): every way of
+    switching modes must leave the counts as it found them, or ops would pay the slow read."""
+    import minigrad as mg
+    from minigrad.core.grad_mode import Anywhere
+
+    x = mg.ones(2, requires_grad=True)
+    with mg.no_grad(), mg.enable_grad(), mg.inference_mode(), mg.inference_mode(False):
+        pass
+    with pytest.raises(ValueError), mg.no_grad():
+        raise ValueError
+    mg.no_grad()(lambda: None)()
+    mg.set_grad_enabled(False)
+    mg.set_grad_enabled(True)
+    (x * x).sum().backward()
+    _in_thread(lambda: mg.set_grad_enabled(False))  # a thread may end with grad off ...
+    assert (x * 2).requires_grad  # ... and this thread still records
+    Anywhere.count("grad_off", -1)  # (that dead thread's count, undone by hand)
+    assert (Anywhere.grad_off, Anywhere.inference_blocks) == (0, 0)
