@@ -5,6 +5,8 @@ Every function here has a numba twin with the same name and signature (see jit.p
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -97,7 +99,10 @@ def relu_backward(g: np.ndarray, result: np.ndarray) -> np.ndarray:
         np.putmask(out, result <= 0, 0)
         return out
     out = g * ~(result <= 0)  # only an inf or NaN in g can make this differ from the select
-    return out if np.isfinite(out).all() else np.where(result <= 0, 0, g)
+    flat = out.reshape(-1)  # its dot with itself is finite when every entry is (BLAS-fast);
+    if math.isfinite(np.dot(flat, flat)):  # an overflow only sends us to the exact select
+        return out
+    return np.where(result <= 0, 0, g)
 
 
 # --- softmax + cross-entropy -------------------------------------------------------------
