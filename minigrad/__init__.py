@@ -3,11 +3,8 @@
 # ruff: noqa: F401 - this module re-exports the public names
 
 import importlib as _importlib
-from typing import Any as _Any
 
-import numpy as _np
-
-from . import autograd, cuda
+from . import accelerator, autograd, cuda
 from . import ops as _ops  # binds the Tensor methods and operators
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .core.anomaly import is_anomaly_enabled, set_detect_anomaly
@@ -51,6 +48,7 @@ from .ops import elementwise as _ew
 from .ops import index_add as _index_add
 from .ops import indexing as _ix
 from .ops import linalg as _la
+from .ops import logical as _logical
 from .ops import ordering as _ordering
 from .ops import piecewise as _pw
 from .ops import reduction as _red
@@ -66,7 +64,7 @@ add, sub, mul, div, pow = _ew.add, _ew.sub, _ew.mul, _ew.div, _ew.pow  # noqa: A
 neg, exp, log, sin, cos, tanh = _ew.neg, _ew.exp, _ew.log, _ew.sin, _ew.cos, _ew.tanh
 sigmoid, relu, abs, sqrt, clamp = _ew.sigmoid, _ew.relu, _ew.abs, _ew.sqrt, _ew.clamp  # noqa: A001
 clip, where, masked_fill = _ew.clamp, _ew.where, _ew.masked_fill
-maximum, minimum = _red.max, _red.min  # with a tensor second argument: elementwise
+maximum, minimum, argmin = _red.maximum, _red.minimum, _red.argmin
 sum, mean, max, min, argmax = _red.sum, _red.mean, _red.max, _red.min, _red.argmax  # noqa: A001
 var, std, norm, softmax, log_softmax = _red.var, _red.std, _red.norm, _red.softmax, _red.log_softmax
 reshape, transpose, permute, t = _sh.reshape, _sh.transpose, _sh.permute, _sh.t
@@ -101,28 +99,38 @@ def numel(t: Tensor) -> int:  # noqa: D103
     return t.numel()
 
 
-def isnan(t: Tensor) -> Tensor:  # noqa: D103
-    return t.isnan()
+isnan, isinf, isfinite = _logical.isnan, _logical.isinf, _logical.isfinite
+isposinf, isneginf, allclose = _logical.isposinf, _logical.isneginf, _logical.allclose
+all, any = _logical.all, _logical.any  # noqa: A001
 
 
-def isfinite(t: Tensor) -> Tensor:  # noqa: D103
-    return t.isfinite()
-
-
-def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8) -> bool:  # noqa: D103
-    return _np.allclose(a._data, b._data, rtol=rtol, atol=atol)  # a Python bool
+eq, ne, lt, le, gt, ge = (_ops.METHODS[n] for n in ("eq", "ne", "lt", "le", "gt", "ge"))
+greater, less, greater_equal, less_equal, not_equal = (
+    _ops.METHODS[n] for n in ("greater", "less", "greater_equal", "less_equal", "not_equal")
+)
+# PyTorch's module-level in-place functions: `torch.sin_(t)` is `t.sin_()`
+sin_, cos_, exp_, log_, tanh_, sigmoid_, relu_, abs_, neg_, sqrt_, clamp_, fill_, zero_ = (
+    _ops.METHODS[n]
+    for n in (
+        "sin_",
+        "cos_",
+        "exp_",
+        "log_",
+        "tanh_",
+        "sigmoid_",
+        "relu_",
+        "abs_",
+        "neg_",
+        "sqrt_",
+        "clamp_",
+        "fill_",
+        "zero_",
+    )
+)
 
 
 def equal(a: Tensor, b: Tensor) -> bool:  # noqa: D103
     return a.equal(b)
-
-
-def all(t: Tensor, dim: _Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, D103
-    return t.all(dim, keepdim)
-
-
-def any(t: Tensor, dim: _Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, D103
-    return t.any(dim, keepdim)
 
 
 __version__ = "0.1.0"

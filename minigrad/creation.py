@@ -99,9 +99,10 @@ def tensor(
 
 
 def as_tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None) -> Tensor:
+    """A tensor is returned as it is, or converted by `.to(dtype)` (history kept)."""
     check_cpu(device)
-    if isinstance(data, Tensor) and (dtype is None or data.dtype is dtype):
-        return data
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
     return tensor(data, dtype)
 
 
@@ -125,7 +126,7 @@ def ones(*size: Any, dtype=None, requires_grad: bool = False, device: Any = None
 
 def empty(*size: Any, dtype=None, requires_grad: bool = False, device: Any = None) -> Tensor:
     check_cpu(device)
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return _finish(np.zeros(_size(size), _default(dtype)), None, requires_grad)
 
 
 def full(
@@ -164,14 +165,24 @@ def full_like(
     return _finish(np.full(t.shape, fill_value, _like(t, dtype)), None, requires_grad)
 
 
+def random_dtype(dtype: dtypes.dtype, kernel: str) -> dtypes.dtype:
+    """PyTorch's random kernels exist for floating dtypes only."""
+    if not dtype.is_floating_point:
+        kind = dtypes.SCALAR_NAMES[dtype.name]
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{kind}'")
+    return dtype
+
+
 def rand_like(t: Tensor, dtype=None, device: Any = None) -> Tensor:
     check_cpu(device)
-    return _finish(_Generator.rng.random(t.shape), dtype or t.dtype, False)
+    dtype = random_dtype(dtype or t.dtype, "check_uniform_bounds")
+    return _finish(_Generator.rng.random(t.shape), dtype, False)
 
 
 def randn_like(t: Tensor, dtype=None, device: Any = None) -> Tensor:
     check_cpu(device)
-    return _finish(_Generator.rng.standard_normal(t.shape), dtype or t.dtype, False)
+    dtype = random_dtype(dtype or t.dtype, "normal_kernel_cpu")
+    return _finish(_Generator.rng.standard_normal(t.shape), dtype, False)
 
 
 def arange(
@@ -205,6 +216,8 @@ def linspace(
     device: Any = None,
 ):
     check_cpu(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     return _finish(
         np.linspace(start, end, steps), dtype or dtypes.get_default_dtype(), requires_grad
     )
@@ -214,6 +227,9 @@ def eye(
     n: int, m: int | None = None, dtype=None, requires_grad: bool = False, device: Any = None
 ) -> Tensor:
     check_cpu(device)
+    for name, value in (("n", n), ("m", m)):
+        if value is not None and value < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
     return _finish(np.eye(n, m), dtype or dtypes.get_default_dtype(), requires_grad)
 
 
@@ -221,31 +237,43 @@ def rand(
     *size: Any, dtype=None, requires_grad: bool = False, generator: Any = None, device: Any = None
 ) -> Tensor:
     check_cpu(device)
-    return _finish(
-        _Generator.rng.random(_size(size)), dtype or dtypes.get_default_dtype(), requires_grad
-    )
+    dtype = random_dtype(dtype or dtypes.get_default_dtype(), "check_uniform_bounds")
+    return _finish(_Generator.rng.random(_size(size)), dtype, requires_grad)
 
 
 def randn(
     *size: Any, dtype=None, requires_grad: bool = False, generator: Any = None, device: Any = None
 ) -> Tensor:
     check_cpu(device)
-    return _finish(
-        _Generator.rng.standard_normal(_size(size)),
-        dtype or dtypes.get_default_dtype(),
-        requires_grad,
-    )
+    dtype = random_dtype(dtype or dtypes.get_default_dtype(), "normal_kernel_cpu")
+    return _finish(_Generator.rng.standard_normal(_size(size)), dtype, requires_grad)
 
 
 def randint(
-    low: int, high: int | None = None, size: Any = (), dtype=None, device: Any = None
+    *args: Any,
+    low: int | None = None,
+    high: int | None = None,
+    size: Any = None,
+    dtype=None,
+    requires_grad: bool = False,
+    generator: Any = None,
+    device: Any = None,
 ) -> Tensor:
+    """randint(high, size) or randint(low, high, size): integers in [low, high)."""
     check_cpu(device)
+    rest = list(args)
+    if size is None:
+        size = rest.pop()
     if high is None:
-        low, high = 0, low
-    return _finish(
-        _Generator.rng.integers(low, high, size=_size((size,))), dtype or dtypes.int64, False
-    )
+        high = rest.pop()
+    if low is None:
+        low = rest.pop() if rest else 0
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    data = _Generator.rng.integers(low, high, size=_size((size,)))
+    return _finish(data, dtype or dtypes.int64, requires_grad)
 
 
 def randperm(n: int, device: Any = None) -> Tensor:
@@ -253,13 +281,23 @@ def randperm(n: int, device: Any = None) -> Tensor:
     return Tensor._wrap(_Generator.rng.permutation(n).astype(np.int64))
 
 
+def random_normal(shape: tuple, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
+    return _Generator.rng.normal(mean, std, shape)
+
+
+def random_uniform(shape: tuple, a: float = 0.0, b: float = 1.0) -> np.ndarray:
+    return _Generator.rng.uniform(a, b, shape)
+
+
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
-    t._data[...] = _Generator.rng.normal(mean, std, t.shape)
+    """nn.init's fill (no graph: nn.init runs under no_grad); Tensor.normal_ is ops/writes.py's."""
+    t._data[...] = random_normal(t.shape, mean, std)
     t._version_counter.value += 1
     return t
 
 
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
-    t._data[...] = _Generator.rng.uniform(a, b, t.shape)
+    """nn.init's fill (no graph: nn.init runs under no_grad); Tensor.uniform_ is ops/writes.py's."""
+    t._data[...] = random_uniform(t.shape, a, b)
     t._version_counter.value += 1
     return t

@@ -1,7 +1,8 @@
 """pyproject.toml and environment.yml must describe the same environment.
 
 The conda/Binder route (environment.yml) has to provide every runtime, widgets and lessons
-dependency that pip gets from pyproject.toml, and torch must stay a pinned dev-only dependency.
+dependency that pip gets from pyproject.toml (as a conda-forge package or in its pip section, for
+wheels conda-forge lacks, such as graphviz-pure), and torch must stay a pinned dev-only dependency.
 """
 
 from __future__ import annotations
@@ -16,11 +17,6 @@ yaml = pytest.importorskip("yaml")
 
 ROOT = Path(__file__).resolve().parents[1]
 TORCH_PIN = "==2.13.0"
-
-# pip (PyPI) name -> conda-forge name, where they differ
-PIP_TO_CONDA = {
-    "graphviz": "python-graphviz",
-}
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
@@ -55,6 +51,16 @@ def _pip_section(env: dict) -> list[str]:
     return []
 
 
+def _spec(requirement: str) -> str:
+    """The version specifier of a requirement, spaces dropped ("x ~= 0.2" -> "~=0.2")."""
+    return requirement[_NAME.match(requirement).end() :].replace(" ", "")
+
+
+def _pip_requirements(env: dict) -> dict[str, str]:
+    """The pip section's requirements, name -> specifier (options such as "-e ." skipped)."""
+    return {_name(p): _spec(p) for p in _pip_section(env) if not p.lstrip().startswith("-")}
+
+
 def _extra(pyproject: dict, name: str) -> list[str]:
     extras = pyproject["project"].get("optional-dependencies", {})
     assert name in extras, f"pyproject.toml has no [{name}] extra"
@@ -72,18 +78,23 @@ def test_every_pip_dependency_is_in_environment_yml(pyproject, conda_env, group)
         reqs = pyproject["project"]["dependencies"]
     else:
         reqs = _extra(pyproject, group)
-    conda = _conda_names(conda_env)
-    missing = sorted(
-        f"{_name(r)} (conda: {PIP_TO_CONDA.get(_name(r), _name(r))})"
-        for r in reqs
-        if PIP_TO_CONDA.get(_name(r), _name(r)) not in conda
-    )
+    present = _conda_names(conda_env) | set(_pip_requirements(conda_env))
+    missing = sorted(_name(r) for r in reqs if _name(r) not in present)
     assert not missing, f"{group} dependencies missing from environment.yml: {missing}"
 
 
-def test_conda_env_ships_the_dot_binary_and_installs_the_project(conda_env):
-    # conda-forge "graphviz" is the dot program; "python-graphviz" is the Python binding.
-    assert "graphviz" in _conda_names(conda_env)
+def test_pip_section_pins_agree_with_pyproject(pyproject, conda_env):
+    """A wheel installed by the pip section carries the same version specifier as pyproject.toml."""
+    reqs = pyproject["project"]["dependencies"] + _extra(pyproject, "lessons")
+    specs = {_name(r): _spec(r) for r in reqs}
+    for name, spec in _pip_requirements(conda_env).items():
+        assert name in specs, f"environment.yml pip section installs {name}, not in pyproject.toml"
+        assert spec == specs[name], (
+            f"{name}: environment.yml {spec!r}, pyproject.toml {specs[name]!r}"
+        )
+
+
+def test_conda_env_installs_the_project(conda_env):
     assert "-e ." in [p.strip() for p in _pip_section(conda_env)]
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from ops._support import FLOATS, check_op, op
-from ops.test_nn_ops import CONV, LOSSES, POOL, F
+from ops.test_nn_ops import CONV, CONV_TRANSPOSE, LOSSES, POOL, F
 
 import minigrad
 from minigrad import kernels
@@ -90,22 +90,27 @@ def test_cache_falls_back_to_a_temporary_directory(monkeypatch: pytest.MonkeyPat
 
 
 # --- numba kernels equal the numpy references --------------------------------------------
-# (N, C, H, W, O, k, stride, pad)
+# (N, C, H, W, O, (kh, kw), stride, pad, dilation, groups)
 CONV_SHAPES = [
-    (2, 3, 7, 9, 4, 3, 1, 1),
-    (3, 1, 8, 8, 16, 3, 1, 1),
-    (2, 4, 9, 7, 5, 2, 2, 0),
-    (1, 2, 6, 6, 3, 3, 2, 1),
-    (2, 3, 5, 5, 2, 1, 1, 0),
-    (4, 16, 4, 4, 32, 3, 1, 1),
-    (2, 3, 4, 4, 2, 2, 1, 2),  # padding as wide as the kernel: the general input gradient
+    (2, 3, 7, 9, 4, (3, 3), (1, 1), (1, 1), (1, 1), 1),
+    (3, 1, 8, 8, 16, (3, 3), (1, 1), (1, 1), (1, 1), 1),
+    (2, 4, 9, 7, 5, (2, 2), (2, 2), (0, 0), (1, 1), 1),
+    (1, 2, 6, 6, 3, (3, 3), (2, 2), (1, 1), (1, 1), 1),
+    (2, 3, 5, 5, 2, (1, 1), (1, 1), (0, 0), (1, 1), 1),
+    (4, 16, 4, 4, 32, (3, 3), (1, 1), (1, 1), (1, 1), 1),
+    (2, 3, 4, 4, 2, (2, 2), (1, 1), (2, 2), (1, 1), 1),  # padding as wide as the kernel
+    (2, 4, 7, 8, 6, (3, 2), (1, 2), (1, 0), (2, 1), 2),  # non-square, dilated, grouped
+    (2, 6, 6, 6, 6, (3, 3), (1, 1), (2, 2), (2, 2), 6),  # depthwise, dilated
+    (1, 4, 9, 6, 8, (2, 3), (2, 1), (1, 2), (1, 2), 4),
 ]
-# (N, C, H, W, k, stride, pad)
+# (N, C, H, W, (kh, kw), stride, pad, dilation, ceil_mode)
 POOL_SHAPES = [
-    (2, 3, 8, 8, 2, 2, 0),
-    (1, 2, 7, 9, 3, 2, 1),
-    (2, 2, 6, 5, 3, 1, 1),
-    (1, 1, 5, 5, 2, 1, 0),
+    (2, 3, 8, 8, (2, 2), (2, 2), (0, 0), (1, 1), False),
+    (1, 2, 7, 9, (3, 3), (2, 2), (1, 1), (1, 1), False),
+    (2, 2, 6, 5, (3, 3), (1, 1), (1, 1), (1, 1), False),
+    (1, 1, 5, 5, (2, 2), (1, 1), (0, 0), (1, 1), False),
+    (1, 2, 5, 7, (2, 3), (2, 2), (1, 1), (2, 1), True),
+    (1, 1, 8, 1, (2, 2), (2, 1), (0, 1), (2, 2), False),  # windows inside the padding only
 ]
 
 
@@ -120,24 +125,50 @@ def _close(actual: np.ndarray, expected: np.ndarray) -> None:
 def test_conv_kernels_match_numpy(shape: tuple, dtype: str) -> None:
     from minigrad.kernels import jit
 
-    n, c, h, w, o, k, s, p = shape
-    rng = np.random.default_rng(sum(shape))
+    n, c, h, w, o, k, s, p, d, groups = shape
+    rng = np.random.default_rng(sum(map(hash, shape)) % 2**32)
     x = rng.standard_normal((n, c, h, w)).astype(dtype)
-    wt = rng.standard_normal((o, c, k, k)).astype(dtype)
+    wt = rng.standard_normal((o, c // groups, *k)).astype(dtype)
     bias = rng.standard_normal(o).astype(dtype)
-    out = numpy_ref.conv2d_forward(x, wt, None, s, p)
+    geometry = (s, p, d, groups)
+    out = numpy_ref.conv2d_forward(x, wt, None, *geometry)
     g = rng.standard_normal(out.shape).astype(dtype)
-    _close(jit.conv2d_forward(x, wt, None, s, p), out)
-    _close(jit.conv2d_forward(x, wt, bias, s, p), out + bias.reshape(1, -1, 1, 1))
+    _close(jit.conv2d_forward(x, wt, None, *geometry), out)
+    _close(jit.conv2d_forward(x, wt, bias, *geometry), out + bias.reshape(1, -1, 1, 1))
     _close(
-        jit.conv2d_input_grad(g, wt, x.shape, s, p),
-        numpy_ref.conv2d_input_grad(g, wt, x.shape, s, p),
+        jit.conv2d_input_grad(g, wt, x.shape, *geometry),
+        numpy_ref.conv2d_input_grad(g, wt, x.shape, *geometry),
     )
     _close(
-        jit.conv2d_weight_grad(x, g, wt.shape, s, p),
-        numpy_ref.conv2d_weight_grad(x, g, wt.shape, s, p),
+        jit.conv2d_weight_grad(x, g, wt.shape, *geometry),
+        numpy_ref.conv2d_weight_grad(x, g, wt.shape, *geometry),
     )
     _close(jit.conv2d_bias_grad(g), numpy_ref.conv2d_bias_grad(g))
+
+
+@pytest.mark.parametrize("multiply_padding", [True, False])
+@pytest.mark.parametrize("shape", CONV_SHAPES, ids=str)
+def test_conv_kernels_place_nan_alike(shape: tuple, multiply_padding: bool) -> None:
+    """inf and NaN in weights and output gradients: both backends put NaN in the same places,
+    with the padded zeros multiplied (PyTorch's im2col arithmetic) or skipped (oneDNN's)."""
+    from minigrad.kernels import jit
+
+    n, c, h, w, o, k, s, p, d, groups = shape
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((n, c, h, w))
+    wt = rng.standard_normal((o, c // groups, *k))
+    wt.flat[rng.integers(0, wt.size, 2)] = [np.inf, np.nan]
+    geometry = (s, p, d, groups, multiply_padding)
+    out = numpy_ref.conv2d_forward(x, wt, None, *geometry)
+    np.testing.assert_array_equal(
+        np.isnan(jit.conv2d_forward(x, wt, None, *geometry)), np.isnan(out)
+    )
+    g = rng.standard_normal(out.shape)
+    g.flat[rng.integers(0, g.size, 2)] = [-np.inf, np.nan]
+    np.testing.assert_array_equal(
+        np.isnan(jit.conv2d_weight_grad(x, g, wt.shape, *geometry)),
+        np.isnan(numpy_ref.conv2d_weight_grad(x, g, wt.shape, *geometry)),
+    )
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -145,12 +176,15 @@ def test_conv_kernels_match_numpy(shape: tuple, dtype: str) -> None:
 def test_pool_kernels_match_numpy(shape: tuple, dtype: str) -> None:
     from minigrad.kernels import jit
 
-    n, c, h, w, k, s, p = shape
-    rng = np.random.default_rng(sum(shape))
+    n, c, h, w, k, s, p, d, ceil_mode = shape
+    rng = np.random.default_rng(sum(map(hash, shape)) % 2**32)
     x = rng.integers(-3, 4, (n, c, h, w)).astype(dtype)  # ties: the first maximum wins
-    x[0, 0, 0, 0] = np.nan
-    values, idx = numpy_ref.max_pool2d_forward(x, k, s, p)
-    jv, ji = jit.max_pool2d_forward(x, k, s, p)
+    x[0, 0, 0, 0] = x[0, 0, -1, -1] = np.nan  # NaN: the last one wins
+    out_hw = tuple(
+        kernels.output_size(x.shape[2 + a], k[a], s[a], p[a], d[a], ceil_mode) for a in (0, 1)
+    )
+    values, idx = numpy_ref.max_pool2d_forward(x, k, s, p, d, out_hw)
+    jv, ji = jit.max_pool2d_forward(x, k, s, p, d, out_hw)
     np.testing.assert_array_equal(jv, values)
     np.testing.assert_array_equal(ji, idx)
     g = rng.standard_normal(values.shape).astype(dtype)
@@ -227,7 +261,7 @@ EXTRA = [
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("case", CONV + POOL + LOSSES + EXTRA)
+@pytest.mark.parametrize("case", CONV + CONV_TRANSPOSE + POOL + LOSSES + EXTRA)
 def test_op_matches_torch(case, dtype: str, backend: str, request: pytest.FixtureRequest) -> None:
     """Forward, grad_fn graph, gradients and double backward, on each backend."""
     check_op(case, dtype, request.node.name)

@@ -172,7 +172,9 @@ def test_the_check_sees_the_recording_forwards() -> None:
     pairs = {}
     for path in MODULES:
         layout = read_layout(path.read_text(), path.name)
-        pairs[path.relative_to(OPS).as_posix()] = {(fn.node.name, c) for fn in layout.functions for c in fn.records}
+        pairs[path.relative_to(OPS).as_posix()] = {
+            (fn.node.name, c) for fn in layout.functions for c in fn.records
+        }
     assert ("add", "AddBackward0") in pairs["elementwise.py"]
     assert ("exp", "ExpBackward0") in pairs["elementwise.py"]  # through _unary
     assert ("split", "SplitWithSizesBackward0") in pairs["split.py"]  # through a local name

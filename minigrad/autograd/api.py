@@ -120,6 +120,8 @@ def grad(
 
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
+    if not inputs_t:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and not allow_unused:

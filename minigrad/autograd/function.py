@@ -10,7 +10,7 @@ from ..core import grad_mode
 from ..core.node import Node
 from ..core.saved import FREED_MESSAGE, SavedTensor
 from ..core.tensor import Tensor
-from ..ops._record import announce, connect
+from ..ops._record import announce, connect, record_many
 
 
 class FunctionCtx:
@@ -80,7 +80,14 @@ class BackwardCFunction(Node, FunctionCtx):
         return Node._materialize(self, grads, arrays) if self.materialize_grads else grads
 
     def apply(self, grads: tuple) -> tuple:
-        result = self._forward_cls.backward(self, *grads)
+        cls = self._forward_cls
+        backward, vjp = cls.backward, cls.vjp
+        if backward is not Function.backward and vjp is not Function.vjp:
+            raise RuntimeError(
+                "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+                "You should only implement one of them."
+            )
+        result = (vjp if vjp is not Function.vjp else backward)(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         expected = len(self._arg_is_tensor)  # one gradient per forward argument
@@ -197,7 +204,7 @@ class Function(metaclass=FunctionMeta):
                 for o in outputs
             )
             out_ids = {id(o): w for o, w in zip(outputs, wrapped) if isinstance(o, Tensor)}
-            node._saved_list = [_save(node, t, out_ids) for t in node.to_save]
+            node._saved_list = [_save(node, i, t, out_ids) for i, t in enumerate(node.to_save)]
             node.to_save = ()
             first = next((w for w in wrapped if isinstance(w, Tensor)), None)
             if first is not None:
@@ -217,12 +224,12 @@ def _bind(forward: Any, args: tuple, kwargs: dict) -> tuple:
     return tuple(bound.args)
 
 
-def _save(node: Node, t: Any, out_ids: dict) -> Any:
+def _save(node: Node, index: int, t: Any, out_ids: dict) -> Any:
     if t is None:
         return None
     if not isinstance(t, Tensor):
         raise TypeError(
-            "save_for_backward can only save variables, but argument 0 is of type "
+            f"save_for_backward can only save variables, but argument {index} is of type "
             f"{type(t).__name__}"
         )
     if id(t) in out_ids:
@@ -230,12 +237,44 @@ def _save(node: Node, t: Any, out_ids: dict) -> Any:
     return SavedTensor(t, is_output=False)
 
 
+ONCE_DIFFERENTIABLE_MESSAGE = (
+    "trying to differentiate twice a function that was marked with @once_differentiable"
+)
+
+
+class DelayedError(Node):
+    """What once_differentiable puts between a gradient made with create_graph and the graph:
+    the gradient still requires grad, and backpropagating through it raises."""
+
+    runs_on_arrays = False
+
+    def name(self) -> str:
+        return "torch::autograd::Error"  # PyTorch reports its C++ name here
+
+    def apply(self, grads: tuple) -> tuple:
+        raise RuntimeError(ONCE_DIFFERENTIABLE_MESSAGE)
+
+
 def once_differentiable(fn):
-    """Run backward without recording, as PyTorch's decorator does."""
+    """Run backward without recording, as PyTorch's decorator does. When grad mode is on and a
+    gradient fed to it requires grad (create_graph), each result hangs from a DelayedError
+    over a detached stand-in, so a later attempt to differentiate it fails loudly."""
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with grad_mode.no_grad():
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args)
+        if not grad_mode._State.enabled or not any(
+            isinstance(a, Tensor) and a.requires_grad for a in args
+        ):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        results = [outputs] if single else list(outputs)
+        where = [i for i, r in enumerate(results) if isinstance(r, Tensor)]
+        stand_ins = tuple(results[i].detach().requires_grad_(True) for i in where)
+        errors = record_many(DelayedError, [t._data for t in stand_ins], stand_ins)
+        for i, err in zip(where, errors):
+            results[i] = err
+        return results[0] if single else tuple(results)
 
     return wrapper

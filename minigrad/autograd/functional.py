@@ -1,11 +1,16 @@
-"""torch.autograd.functional: Jacobians, Hessians and vector products of whole functions."""
+"""torch.autograd.functional: Jacobians, Hessians and vector products of whole functions.
+
+Built as PyTorch builds them (torch/autograd/functional.py), from reverse-mode `grad` calls: the
+same argument checks and messages, the same strict-mode errors, zeros for inputs an output does
+not depend on, and results detached unless create_graph=True. minigrad has no forward-mode AD:
+jvp and hvp use the double-backward trick (as PyTorch's do), and jacobian's "forward-mode"
+strategy computes the same matrix in reverse mode.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
-
-import numpy as np
 
 from ..core import grad_mode
 from ..core.tensor import Tensor
@@ -13,50 +18,208 @@ from ..creation import zeros_like
 from ..ops.shape import stack
 from .api import grad as autograd_grad
 
+__all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
-def _as_tuple(x: Any) -> tuple[tuple, bool]:
-    if isinstance(x, Tensor):
-        return (x,), False
-    return tuple(x), True
+_STRICT_NONE = {
+    "back": "The output of the user-provided function is independent of input {i}. "
+    "This is not allowed in strict mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the "
+    "grad_outputs when using the double backward trick to compute forward mode gradients. "
+    "This is not allowed in strict mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. "
+    "This is not allowed in strict mode.",
+    "double_back_trick": "The hessian of the user-provided function is independent of entry "
+    "{i} in the grad_jacobian. This is not allowed in strict mode as it prevents from using "
+    "the double backward trick to replace forward mode AD.",
+}
+
+_STRICT_CONSTANT = {
+    "outputs": "Output {i} of the user-provided function does not require gradients. The "
+    "outputs must be computed in a differentiable manner from the input when running in "
+    "strict mode.",
+    "grad_inputs": "The gradient with respect to input {i} is independent of the inputs of "
+    "the user-provided function. This is not allowed in strict mode.",
+    "jacobian": "While computing the hessian, found that the jacobian of the user-provided "
+    "function with respect to input {i} is independent of the input. This is not allowed in "
+    "strict mode. You should ensure that your function is twice differentiable and that the "
+    "jacobian depends on the inputs (this would be violated by a linear function for example).",
+    "hessian": "The hessian of the user-provided function with respect to input {i} is "
+    "independent of the input. This is not allowed in strict mode. You should ensure that "
+    "your function is thrice differentiable and that the hessian depends on the inputs.",
+}
 
 
-def _prepare(inputs: tuple, create_graph: bool) -> tuple:
-    # Fresh leaves (or, for create_graph, differentiable aliases): the caller's graph is untouched.
+def _as_tuple(value: Any, arg_name: str, fn_name: str) -> tuple[bool, tuple]:
+    """(was it a tuple, the tensors as a tuple); anything but tensors is a TypeError."""
+    is_tuple = isinstance(value, tuple)
+    values = value if is_tuple else (value,)
+    for i, el in enumerate(values):
+        if not isinstance(el, Tensor):
+            where = f"value at index {i}" if is_tuple else f"given {arg_name}"
+            raise TypeError(
+                f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of "
+                f"Tensors but the {where} has type {type(el)}."
+            )
+    return is_tuple, values
+
+
+def _unpack(result: tuple, was_tuple: bool | tuple[bool, bool]) -> Any:
+    """Undo `_as_tuple` on a result (or on both levels of a nested one)."""
+    if isinstance(was_tuple, tuple):
+        outer, inner = was_tuple
+        if not inner:
+            result = tuple(el[0] for el in result)
+        return result if outer else result[0]
+    return result if was_tuple else result[0]
+
+
+def _preprocess(inputs: tuple, create_graph: bool, need_graph: bool) -> tuple:
+    # New tensor objects always (differentiable aliases for create_graph), so that the caller's
+    # tensors, also captured by func, are told apart from the ones we differentiate by.
     return tuple(
-        x.view_as(x) if create_graph and x.requires_grad else x.detach().requires_grad_(True)
+        x.view_as(x) if create_graph and x.requires_grad else x.detach().requires_grad_(need_graph)
         for x in inputs
     )
 
 
-def _zeros(like) -> Any:
-    return Tensor._wrap(np.zeros(like.shape, dtype=like._data.dtype))
+def _postprocess(values: tuple, create_graph: bool) -> tuple:
+    if create_graph:
+        return values
+    return tuple(v.detach() if isinstance(v, Tensor) else _postprocess(v, False) for v in values)
 
 
-def _grads(out, inputs: tuple, v, create_graph: bool) -> tuple:
-    if not out.requires_grad:
-        return tuple(_zeros(x) for x in inputs)
-    gs = autograd_grad(
-        out, inputs, v, retain_graph=True, create_graph=create_graph, allow_unused=True
+def _validate_v(v: tuple, other: tuple, other_is_tuple: bool) -> None:
+    if len(other) != len(v):
+        if other_is_tuple:
+            raise RuntimeError(
+                f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}."
+            )
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for idx, (el_v, el_other) in enumerate(zip(v, other)):
+        if el_v.size() != el_other.size():
+            prepend = f"Entry {idx} in " if other_is_tuple else ""
+            raise RuntimeError(
+                f"{prepend}v has invalid size: should be {el_other.size()} but got {el_v.size()}."
+            )
+
+
+def _check_requires_grad(values: tuple, kind: str, strict: bool) -> None:
+    if not strict:
+        return
+    for i, value in enumerate(values):
+        if value is None:
+            raise RuntimeError(
+                f"The output of the user-provided function is independent of input {i}. "
+                "This is not allowed in strict mode."
+            )
+        if not value.requires_grad:
+            raise RuntimeError(_STRICT_CONSTANT[kind].format(i=i))
+
+
+def _grad(
+    outputs: tuple, inputs: tuple, grad_outputs: tuple | None = None, create_graph: bool = False
+) -> tuple:
+    """autograd.grad over the outputs that require grad; None for every input if none does."""
+    grad_outputs = grad_outputs if grad_outputs is not None else (None,) * len(outputs)
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
+    if not pairs:
+        return (None,) * len(inputs)
+    return autograd_grad(
+        [o for o, _ in pairs],
+        inputs,
+        [g for _, g in pairs],
+        retain_graph=True,
+        create_graph=create_graph,
+        allow_unused=True,
     )
-    return tuple(_zeros(x) if g is None else g for g, x in zip(gs, inputs))
+
+
+def _fill_in_zeros(grads: tuple, refs: tuple, strict: bool, create_graph: bool, stage: str):
+    result = []
+    for i, g in enumerate(grads):
+        if g is None:
+            if strict:
+                raise RuntimeError(_STRICT_NONE[stage].format(i=i))
+            g = zeros_like(refs[i])
+        elif strict and create_graph and not g.requires_grad:
+            what = "hessian" if "double" in stage else "jacobian"
+            raise RuntimeError(
+                f"The {what} of the user-provided function is independent of input {i}. "
+                "This is not allowed in strict mode when create_graph=True."
+            )
+        result.append(g)
+    return tuple(result)
+
+
+def _vector(v: Any, like: tuple, like_is_tuple: bool, fn_name: str, create_graph: bool, what: str):
+    """v as a tuple checked against `like` (the outputs for vjp, else the inputs); it may be
+    None only when `like` is a single one-element tensor."""
+    if v is None:
+        if len(like) != 1 or like[0].numel() != 1:
+            raise RuntimeError(
+                f"The vector v can only be None if {what} a single Tensor with a single element."
+            )
+        return None
+    _, v = _as_tuple(v, "v", fn_name)
+    v = _preprocess(v, create_graph, need_graph=False)
+    _validate_v(v, like, like_is_tuple)
+    return v
+
+
+_OF_INPUT = "the input to the user-provided function is"
 
 
 def vjp(
     func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
 ) -> tuple:
     """(func(inputs), v^T J)."""
-    xs, is_tuple = _as_tuple(inputs)
     with grad_mode.enable_grad():
-        xs = _prepare(xs, create_graph)
-        outs, out_tuple = _as_tuple(func(*xs))
-        vs = _as_tuple(v)[0] if v is not None else (None,) * len(outs)
-        gs = [_zeros(x) for x in xs]
-        for o, vv in zip(outs, vs):
-            for k, g in enumerate(_grads(o, xs, vv, create_graph)):
-                gs[k] = gs[k] + g
-    outs = tuple(o if create_graph else o.detach() for o in outs)
-    gs = tuple(g if create_graph else g.detach() for g in gs)
-    return (outs if out_tuple else outs[0]), (gs if is_tuple else gs[0])
+        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+        inputs = _preprocess(inputs, create_graph, need_graph=True)
+        outputs_tuple, outputs = _as_tuple(
+            func(*inputs), "outputs of the user-provided function", "vjp"
+        )
+        _check_requires_grad(outputs, "outputs", strict)
+        v = _vector(
+            v, outputs, outputs_tuple, "vjp", create_graph, "the user-provided function returns"
+        )
+    with grad_mode.set_grad_enabled(create_graph or grad_mode.is_grad_enabled()):
+        result = _fill_in_zeros(
+            _grad(outputs, inputs, v, create_graph), inputs, strict, create_graph, "back"
+        )
+    return (
+        _unpack(_postprocess(outputs, create_graph), outputs_tuple),
+        _unpack(_postprocess(result, create_graph), inputs_tuple),
+    )
+
+
+def jvp(
+    func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
+) -> tuple:
+    """(func(inputs), J v), by the double-backward trick."""
+    with grad_mode.enable_grad():
+        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+        inputs = _preprocess(inputs, create_graph, need_graph=True)
+        v = _vector(v, inputs, inputs_tuple, "jvp", create_graph, _OF_INPUT)
+        outputs_tuple, outputs = _as_tuple(
+            func(*inputs), "outputs of the user-provided function", "jvp"
+        )
+        _check_requires_grad(outputs, "outputs", strict)
+        grad_outputs = tuple(zeros_like(o).requires_grad_(True) for o in outputs)
+        grad_inputs = _grad(outputs, inputs, grad_outputs, create_graph=True)
+        _check_requires_grad(grad_inputs, "grad_inputs", strict)
+    with grad_mode.set_grad_enabled(create_graph or grad_mode.is_grad_enabled()):
+        result = _fill_in_zeros(
+            _grad(grad_inputs, grad_outputs, v, create_graph),
+            outputs,
+            strict,
+            create_graph,
+            "back_trick",
+        )
+    return (
+        _unpack(_postprocess(outputs, create_graph), outputs_tuple),
+        _unpack(_postprocess(result, create_graph), outputs_tuple),
+    )
 
 
 def jacobian(
@@ -67,25 +230,73 @@ def jacobian(
     vectorize: bool = False,
     strategy: str = "reverse-mode",
 ) -> Any:
-    """J[i][j] = d outputs[i] / d inputs[j], shaped output.shape + input.shape."""
-
-    xs, is_tuple = _as_tuple(inputs)
+    """J[i][j] = d outputs[i] / d inputs[j], shaped output.shape + input.shape (one backward
+    per output element; `vectorize` changes nothing but the checks)."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+            'function has more outputs than inputs, "forward-mode" tends to be more '
+            'performant. Otherwise, prefer to use "reverse-mode".'
+        )
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either '
+                'set `create_graph=False` or `strategy="reverse-mode"`.'
+            )
+        if strict:
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either '
+                'set `strict=False` or `strategy="reverse-mode"`.'
+            )
+        if not vectorize:
+            raise NotImplementedError(
+                "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                "only implemented for `vectorize=True`."
+            )
     with grad_mode.enable_grad():
-        xs = _prepare(xs, create_graph)
-        outs, out_tuple = _as_tuple(func(*xs))
+        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        inputs = _preprocess(inputs, create_graph, need_graph=True)
+        outputs_tuple, outputs = _as_tuple(
+            func(*inputs), "outputs of the user-provided function", "jacobian"
+        )
+        _check_requires_grad(outputs, "outputs", strict)
+        if vectorize and strict:
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
+                "not supported together. Please either set `strict=False` or "
+                "`vectorize=False`."
+            )
         table = []
-        for o in outs:
-            flat = o.reshape(-1)
-            rows = [_grads(flat[k], xs, None, create_graph) for k in range(flat.shape[0])]
-            per_input = []
-            for j, x in enumerate(xs):
-                if rows:
-                    jac = stack([r[j] for r in rows]).reshape(tuple(o.shape) + tuple(x.shape))
-                else:
-                    jac = _zeros(x).reshape(tuple(o.shape) + tuple(x.shape))
-                per_input.append(jac if create_graph else jac.detach())
-            table.append(tuple(per_input) if is_tuple else per_input[0])
-    return tuple(table) if out_tuple else table[0]
+        for i, out in enumerate(outputs):
+            columns: list[list] = [[] for _ in inputs]
+            flat = out.reshape(-1)
+            for k in range(out.numel()):
+                row = _grad((flat[k],), inputs, create_graph=create_graph)
+                for j, (g, x) in enumerate(zip(row, inputs)):
+                    if g is None:
+                        if strict:
+                            raise RuntimeError(
+                                f"Output {i} of the user-provided function is independent "
+                                f"of input {j}. This is not allowed in strict mode."
+                            )
+                        g = zeros_like(x)
+                    elif strict and create_graph and not g.requires_grad:
+                        raise RuntimeError(
+                            "The jacobian of the user-provided function is independent of "
+                            f"input {i}. This is not allowed in strict mode when "
+                            "create_graph=True."
+                        )
+                    columns[j].append(g)
+            table.append(
+                tuple(
+                    stack(col, dim=0).view(tuple(out.shape) + tuple(x.shape))
+                    for col, x in zip(columns, inputs)
+                )
+            )
+        return _unpack(_postprocess(tuple(table), create_graph), (outputs_tuple, inputs_tuple))
 
 
 def hessian(
@@ -97,62 +308,80 @@ def hessian(
     outer_jacobian_strategy: str = "reverse-mode",
 ) -> Any:
     """The Jacobian of the gradient of a scalar function."""
-    xs, is_tuple = _as_tuple(inputs)
+    inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
-    def gradient(*args: Any) -> Any:
+    def single_output(*args: Any) -> Tensor:
         out = func(*args)
+        out_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        _check_requires_grad(outs, "outputs", strict)
+        if out_tuple:
+            raise RuntimeError("The function given to hessian should return a single Tensor")
         if out.numel() != 1:
             raise RuntimeError(
-                "The function given to hessian should return a single element Tensor"
+                "The Tensor returned by the function given to hessian should contain a single "
+                "element"
             )
-        return jacobian(
-            lambda *a: func(*a).reshape(()), args if is_tuple else args[0], create_graph=True
-        )
+        return out.squeeze()
 
-    return jacobian(gradient, xs if is_tuple else xs[0], create_graph=create_graph)
+    def gradient(*args: Any) -> tuple:
+        jac = jacobian(single_output, args, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict)
+        return jac
 
-
-def jvp(
-    func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
-) -> tuple:
-    """(func(inputs), J v), by the double-vjp trick."""
-
-    xs, is_tuple = _as_tuple(inputs)
-    vs = _as_tuple(v)[0] if v is not None else None
-    with grad_mode.enable_grad():
-        xs = _prepare(xs, True)
-        outs, out_tuple = _as_tuple(func(*xs))
-        us = tuple(zeros_like(o).requires_grad_(True) for o in outs)
-        gs = autograd_grad(outs, xs, us, create_graph=True, allow_unused=True)
-        pairs = [(g, vv) for g, vv in zip(gs, vs or (None,) * len(xs)) if g is not None]
-        jv = autograd_grad(
-            [g for g, _ in pairs],
-            us,
-            [vv for _, vv in pairs],
-            create_graph=create_graph,
-            allow_unused=True,
-        )
-    jv = tuple(
-        _zeros(o) if j is None else (j if create_graph else j.detach()) for j, o in zip(jv, outs)
+    result = jacobian(
+        gradient,
+        inputs,
+        create_graph=create_graph,
+        strict=strict,
+        vectorize=vectorize,
+        strategy=outer_jacobian_strategy,
     )
-    outs = tuple(o.detach() for o in outs)
-    return (outs if out_tuple else outs[0]), (jv if out_tuple else jv[0])
+    return _unpack(result, (inputs_tuple, inputs_tuple))
+
+
+def _hessian_product(
+    name: str, func: Callable, inputs: Any, v: Any, create_graph: bool, strict: bool
+) -> tuple:
+    """vhp and hvp: the gradient, then its vector product (v^T H == H v: H is symmetric)."""
+    with grad_mode.enable_grad():
+        inputs_tuple, inputs = _as_tuple(inputs, "inputs", name)
+        inputs = _preprocess(inputs, create_graph, need_graph=True)
+        v = _vector(v, inputs, inputs_tuple, name, create_graph, _OF_INPUT)
+        outputs_tuple, outputs = _as_tuple(
+            func(*inputs), "outputs of the user-provided function", name
+        )
+        _check_requires_grad(outputs, "outputs", strict)
+        if outputs_tuple:
+            raise RuntimeError(f"The function given to {name} should return a single Tensor")
+        if outputs[0].numel() != 1:
+            raise RuntimeError(
+                f"The Tensor returned by the function given to {name} should contain a "
+                "single element"
+            )
+        jac = _grad(outputs, inputs, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict)
+    with grad_mode.set_grad_enabled(create_graph or grad_mode.is_grad_enabled()):
+        stage = "double_back" if name == "vhp" else "double_back_trick"
+        result = _fill_in_zeros(
+            _grad(jac, inputs, v, create_graph), inputs, strict, create_graph, stage
+        )
+    return (
+        _unpack(_postprocess(outputs, create_graph), outputs_tuple),
+        _unpack(_postprocess(result, create_graph), inputs_tuple),
+    )
 
 
 def vhp(
     func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
 ) -> tuple:
     """(func(inputs), v^T H)."""
-    xs, is_tuple = _as_tuple(inputs)
-    with grad_mode.enable_grad():
-        xs = _prepare(xs, True)
-        out = func(*xs)
-        gs = _grads(out, xs, None, True)
-        vs = _as_tuple(v)[0]
-        total = sum(((g * vv).sum() for g, vv in zip(gs, vs)), start=gs[0].sum() * 0)
-        hv = _grads(total, xs, None, create_graph)
-    hv = tuple(h if create_graph else h.detach() for h in hv)
-    return out.detach(), (hv if is_tuple else hv[0])
+    return _hessian_product("vhp", func, inputs, v, create_graph, strict)
 
 
-hvp = vhp  # the Hessian of a scalar function is symmetric, so v^T H == H v
+def hvp(
+    func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
+) -> tuple:
+    """(func(inputs), H v)."""
+    return _hessian_product("hvp", func, inputs, v, create_graph, strict)

@@ -44,25 +44,23 @@ def _numerical(fn: Callable, inputs: tuple, i: int, eps: float) -> list[np.ndarr
     return jac
 
 
-def _analytical(outs: tuple, inputs: tuple, i: int) -> list[np.ndarray]:
-    x = inputs[i]
-    jac = []
-    for o in outs:
-        j = np.zeros((x._data.size, o._data.size))
-        if o.requires_grad:
-            for k in range(o._data.size):
-                onehot = np.zeros(o._data.size, dtype=o._data.dtype)
-                onehot[k] = 1
-                (g,) = autograd_grad(
-                    o,
-                    x,
-                    Tensor._wrap(onehot.reshape(o.shape)),
-                    retain_graph=True,
-                    allow_unused=True,
-                )
+def _analytical(outs: tuple, inputs: tuple, wrt: list[int]) -> dict[int, list[np.ndarray]]:
+    """{input index: [d output / d input, one per output]}: one backward pass per output
+    element serves every input that requires grad, as PyTorch's vjp-based check does."""
+    xs = [inputs[i] for i in wrt]
+    jac = {i: [np.zeros((inputs[i]._data.size, o._data.size)) for o in outs] for i in wrt}
+    for j, o in enumerate(outs):
+        if not o.requires_grad:
+            continue
+        for k in range(o._data.size):
+            onehot = np.zeros(o._data.size, dtype=o._data.dtype)
+            onehot[k] = 1
+            grads = autograd_grad(
+                o, xs, Tensor._wrap(onehot.reshape(o.shape)), retain_graph=True, allow_unused=True
+            )
+            for i, g in zip(wrt, grads):
                 if g is not None:
-                    j[:, k] = g._data.astype(np.float64).ravel()
-        jac.append(j)
+                    jac[i][j][:, k] = g._data.astype(np.float64).ravel()
     return jac
 
 
@@ -87,14 +85,18 @@ def gradcheck(
                 UserWarning,
                 stacklevel=2,
             )
+    wrt = [i for i, x in enumerate(inputs) if getattr(x, "requires_grad", False)]
+    if not wrt:
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of "
+            "them have requires_grad=True."
+        )
     with grad_mode.enable_grad():
         outs = _outputs(func, inputs)
-    for i, x in enumerate(inputs):
-        if not getattr(x, "requires_grad", False):
-            continue
+    analytical = _analytical(outs, inputs, wrt)
+    for i in wrt:
         numerical = _numerical(func, inputs, i, eps)
-        analytical = _analytical(outs, inputs, i)
-        for j, (n, a) in enumerate(zip(numerical, analytical)):
+        for j, (n, a) in enumerate(zip(numerical, analytical[i])):
             if not np.allclose(a, n, rtol=rtol, atol=atol):
                 msg = (
                     f"Jacobian mismatch for output {j} with respect to input {i},\n"

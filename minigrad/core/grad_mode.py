@@ -100,8 +100,23 @@ class set_grad_enabled(_Mode):  # noqa: N801
     def _args(self) -> tuple:
         return (self.mode,)
 
+    def __call__(self, fn: Callable) -> Callable:
+        """As a decorator it changes nothing until the function runs (PyTorch restores the mode
+        that its constructor switched)."""
+        set_enabled(self.prev)
+        return super().__call__(fn)
 
-class no_grad(_Mode):  # noqa: N801
+
+class _NoArgMode(_Mode):
+    """A mode usable as `@no_grad` as well as `@no_grad()`, like PyTorch's."""
+
+    def __new__(cls, fn: Callable | None = None):
+        if fn is None:
+            return super().__new__(cls)
+        return cls()(fn)
+
+
+class no_grad(_NoArgMode):  # noqa: N801
     def _enter(self) -> None:
         self.prev = _State.enabled
         set_enabled(False)
@@ -110,7 +125,7 @@ class no_grad(_Mode):  # noqa: N801
         set_enabled(self.prev)
 
 
-class enable_grad(_Mode):  # noqa: N801
+class enable_grad(_NoArgMode):  # noqa: N801
     def _enter(self) -> None:
         self.prev = _State.enabled
         set_enabled(True)
@@ -121,6 +136,11 @@ class enable_grad(_Mode):  # noqa: N801
 
 class inference_mode(_Mode):  # noqa: N801
     """no_grad that also marks new tensors as inference tensors, which autograd refuses later."""
+
+    def __new__(cls, mode: Any = True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # `@inference_mode` without parentheses
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .hooks import RemovableHandle, add_hook
-from .saved import FREED_MESSAGE, SavedTensor
+from .saved import FREED_MESSAGE, HOOKS, SavedTensor, SavedTensorHooks
 from .tensor import Tensor
 
 _sequence = itertools.count()
@@ -89,6 +89,13 @@ class Node:
                 self._saved[key] = SavedTensor(t, is_output=t._grad_fn is self)
             else:
                 self._saved[key] = t
+        if SavedTensorHooks.open and HOOKS.pairs:
+            self._unpack_through_tensors()
+
+    def _unpack_through_tensors(self) -> None:
+        """A saved tensor that went through pack/unpack hooks may come back as anything: run
+        this node's formula on Tensors then, so a mismatch raises PyTorch's RuntimeError."""
+        self.runs_on_arrays = False
 
     def saved(self, key: str):
         if self._freed:
@@ -109,6 +116,7 @@ class Node:
         if attr.startswith("_raw_saved_") and saved:
             value = saved.get(attr[len("_raw_saved_") :])
             if isinstance(value, SavedTensor):
+                self._unpack_through_tensors()  # hooks may be registered on it
                 return value
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 

@@ -59,6 +59,11 @@ def pop_hooks() -> None:
     SavedTensorHooks.open -= 1
 
 
+def _short(m: re.Match) -> str:
+    """PyTorch's short node names in messages: ExpBackward0 -> Exp, SumBackward1 -> Sum1."""
+    return "" if m[1] == "0" else m[1]
+
+
 class SavedTensor:
     """A tensor kept for backward, with the version it had when saved.
 
@@ -172,7 +177,7 @@ class SavedTensor:
             else (self._tensor.grad_fn if self._tensor is not None else None)
         )
         nr = self._output_nr if self._tensor is None else self._tensor._output_nr
-        op = re.sub(r"Backward\d*$", "", node.name()) if node is not None else ""
+        op = re.sub(r"Backward(\d+)$", _short, node.name()) if node is not None else ""
         where = f", which is output {nr} of {op}," if node is not None else ""
         return (
             "one of the variables needed for gradient computation has been modified by an inplace "

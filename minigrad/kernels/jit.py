@@ -17,49 +17,90 @@ CACHE_DIR = cache.configure()
 from . import jit_conv, jit_elementwise, jit_loss, jit_pool  # noqa: E402  (after the cache dir)
 
 _c = np.ascontiguousarray
+Pair = tuple[int, int]
 
 
 def _bias(bias: np.ndarray | None, size: int, dtype: np.dtype) -> np.ndarray:
     return np.zeros(size, dtype) if bias is None else _c(bias, dtype)
 
 
-def _channels_last(w: np.ndarray) -> np.ndarray:
-    """(O,C,kh,kw) -> (C,kh,kw,O): the kernels' inner loop runs along the output channels."""
-    return np.ascontiguousarray(w.transpose(1, 2, 3, 0))
+def _channels_last(w: np.ndarray, groups: int) -> np.ndarray:
+    """(O,C/groups,kh,kw) -> (C/groups,kh,kw,groups,O/groups): the kernels' inner loop runs
+    along the output channels of one group."""
+    o, cg, kh, kw = w.shape
+    return np.ascontiguousarray(w.transpose(1, 2, 3, 0)).reshape(cg, kh, kw, groups, o // groups)
 
 
 def conv2d_forward(
-    x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, stride: int, pad: int
+    x: np.ndarray,
+    w: np.ndarray,
+    bias: np.ndarray | None,
+    stride: Pair,
+    pad: Pair,
+    dilation: Pair = (1, 1),
+    groups: int = 1,
+    multiply_padding: bool = True,
 ) -> np.ndarray:
-    wt = _channels_last(w)
-    return jit_conv.correlate(_c(x), wt, _bias(bias, w.shape[0], x.dtype), stride, pad)
+    b = _bias(bias, w.shape[0], x.dtype)
+    out = jit_conv.correlate(_c(x), _channels_last(w, groups), b, stride, pad, dilation)
+    if multiply_padding and pad != (0, 0):
+        jit_conv.poison_forward(out, _c(w), x.shape[2:], stride, pad, dilation)
+    return out
 
 
 def conv2d_input_grad(
-    g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int, pad: int
+    g: np.ndarray,
+    w: np.ndarray,
+    x_shape: tuple,
+    stride: Pair,
+    pad: Pair,
+    dilation: Pair = (1, 1),
+    groups: int = 1,
 ) -> np.ndarray:
-    o, c, kh, kw = w.shape
-    if stride == 1 and kh == kw and pad < kh:
+    o, cg, kh, kw = w.shape
+    reach = (dilation[0] * (kh - 1), dilation[1] * (kw - 1))
+    sizes = [g.shape[2 + a] + reach[a] - 2 * pad[a] for a in (0, 1)]  # of the loop below
+    fits = sizes == list(x_shape[2:])  # not when g is cropped (conv_transpose2d's backward)
+    if stride == (1, 1) and pad[0] <= reach[0] and pad[1] <= reach[1] and fits:
         # the faster forward loop: g correlated with the weights turned by 180 degrees, input
-        # and output channels swapped, padded by kh - 1 - pad
-        turned = _channels_last(w.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1])
-        return jit_conv.correlate(_c(g), turned, _bias(None, c, g.dtype), 1, kh - 1 - pad)
-    return jit_conv.conv2d_input_grad(_c(g), _channels_last(w), tuple(x_shape), stride, pad)
+        # and output channels swapped within each group, padded by the kernel's reach - pad
+        # (a padding the input gradient only skips: nothing of it is multiplied)
+        swapped = w.reshape(groups, o // groups, cg, kh, kw).transpose(0, 2, 1, 3, 4)
+        turned = swapped.reshape(groups * cg, o // groups, kh, kw)[:, :, ::-1, ::-1]
+        inner = (reach[0] - pad[0], reach[1] - pad[1])
+        zeros = _bias(None, groups * cg, g.dtype)
+        wt = _channels_last(turned, groups)
+        return jit_conv.correlate(_c(g), wt, zeros, stride, inner, dilation)
+    wt = _channels_last(w, groups)
+    return jit_conv.conv2d_input_grad(_c(g), wt, tuple(x_shape), stride, pad, dilation)
 
 
 def conv2d_weight_grad(
-    x: np.ndarray, g: np.ndarray, w_shape: tuple, stride: int, pad: int
+    x: np.ndarray,
+    g: np.ndarray,
+    w_shape: tuple,
+    stride: Pair,
+    pad: Pair,
+    dilation: Pair = (1, 1),
+    groups: int = 1,
+    multiply_padding: bool = True,
 ) -> np.ndarray:
     parts = max(1, min(numba.get_num_threads(), x.shape[0]))
-    return jit_conv.conv2d_weight_grad(_c(x), _c(g), tuple(w_shape), stride, pad, parts)
+    x, g, w_shape = _c(x), _c(g), tuple(w_shape)
+    gw = jit_conv.conv2d_weight_grad(x, g, w_shape, stride, pad, dilation, groups, parts)
+    if multiply_padding and pad != (0, 0):
+        jit_conv.poison_weight_grad(gw, g, x.shape[2:], stride, pad, dilation)
+    return gw
 
 
 def conv2d_bias_grad(g: np.ndarray) -> np.ndarray:
     return jit_conv.conv2d_bias_grad(_c(g))
 
 
-def max_pool2d_forward(x: np.ndarray, k: int, stride: int, pad: int):
-    return jit_pool.max_pool2d_forward(_c(x), k, stride, pad)
+def max_pool2d_forward(
+    x: np.ndarray, k: Pair, stride: Pair, pad: Pair, dilation: Pair, out_hw: Pair
+):
+    return jit_pool.max_pool2d_forward(_c(x), k, stride, pad, dilation, out_hw)
 
 
 def max_pool2d_backward(g: np.ndarray, indices: np.ndarray, x_shape: tuple) -> np.ndarray:

@@ -2,9 +2,15 @@
 
 Images in lessons are small (8x8 digits) and channels few (16-32), so every kernel keeps the
 output-channel axis innermost and contiguous: that loop vectorizes, the spatial loops are too
-short to. Samples are spread over threads with prange; the weight gradient sums over samples,
-so each of `parts` sample ranges (one per thread, chosen by the caller) fills its own partial
-sum. Inputs must be C-contiguous (jit.py ensures it).
+short to. Groups get an axis of their own before it, (..., groups, O/groups), so the inner
+loop always runs over a whole axis from 0 (a loop over part of an axis does not vectorize as
+well: 2-8x slower). Samples are spread over threads with prange; the weight gradient sums over
+samples, so each of `parts` sample ranges (one per thread, chosen by the caller) fills its own
+partial sum. Inputs must be C-contiguous (jit.py ensures it).
+
+The loops skip the taps that read padding. PyTorch's im2col path multiplies the padded zeros
+instead, which differs only where the other factor is inf or NaN (0 * inf is NaN): `poison_*`
+put those NaNs in afterwards, for the callers that want that arithmetic.
 """
 
 from __future__ import annotations
@@ -17,107 +23,129 @@ FAST = {"reassoc", "contract", "nsz"}
 
 
 @njit(cache=True)
-def _sample_channels_last(g, b):
-    """g[b] (O,Ho,Wo) -> (Ho,Wo,O)."""
+def _sample_channels_last(g, b, groups):
+    """g[b] (O,Ho,Wo) -> (groups,Ho,Wo,O/groups)."""
     o, ho, wo = g.shape[1], g.shape[2], g.shape[3]
-    out = np.empty((ho, wo, o), g.dtype)
-    for oi in range(o):
-        for y in range(ho):
-            for x in range(wo):
-                out[y, x, oi] = g[b, oi, y, x]
+    og = o // groups
+    out = np.empty((groups, ho, wo, og), g.dtype)
+    for gi in range(groups):
+        for k in range(og):
+            for y in range(ho):
+                for x in range(wo):
+                    out[gi, y, x, k] = g[b, gi * og + k, y, x]
     return out
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def correlate(x, wt, bias, stride, pad):
-    """conv2d's forward with channels-last weights `wt` (C,kh,kw,O), plus a bias per O."""
+def correlate(x, wt, bias, stride, pad, dilation):
+    """conv2d's forward with grouped channels-last weights `wt` (C/groups,kh,kw,groups,O/groups),
+    plus a bias per output channel."""
     n, c, h, wd = x.shape
-    _, kh, kw, o = wt.shape
-    ho = (h + 2 * pad - kh) // stride + 1
-    wo = (wd + 2 * pad - kw) // stride + 1
-    out = np.empty((n, o, ho, wo), x.dtype)
+    cg, kh, kw, groups, og = wt.shape
+    sh, sw = stride
+    ph, pw = pad
+    dh, dw = dilation
+    ho = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    wo = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    out = np.empty((n, groups * og, ho, wo), x.dtype)
     for b in prange(n):
-        acc = np.zeros((ho, wo, o), x.dtype)
-        for ci in range(c):
-            for y in range(ho):
-                for i in range(kh):
-                    iy = y * stride - pad + i
-                    if iy < 0 or iy >= h:
-                        continue
-                    for xo in range(wo):
-                        for j in range(kw):
-                            ix = xo * stride - pad + j
-                            if ix < 0 or ix >= wd:
-                                continue
-                            v = x[b, ci, iy, ix]
-                            for oi in range(o):
-                                acc[y, xo, oi] += v * wt[ci, i, j, oi]
-        for oi in range(o):
-            for y in range(ho):
-                for xo in range(wo):
-                    out[b, oi, y, xo] = acc[y, xo, oi] + bias[oi]
-    return out
-
-
-@njit(parallel=True, cache=True, fastmath=FAST)
-def conv2d_input_grad(g, wt, x_shape, stride, pad):
-    """Any stride, with channels-last weights `wt` (C,kh,kw,O)."""
-    n, c, h, wd = x_shape
-    _, kh, kw, o = wt.shape
-    ho, wo = g.shape[2], g.shape[3]
-    gx = np.zeros((n, c, h, wd), g.dtype)
-    for b in prange(n):
-        gt = _sample_channels_last(g, b)
-        for ci in range(c):
-            for y in range(ho):
-                for i in range(kh):
-                    iy = y * stride - pad + i
-                    if iy < 0 or iy >= h:
-                        continue
-                    for xo in range(wo):
-                        for j in range(kw):
-                            ix = xo * stride - pad + j
-                            if ix < 0 or ix >= wd:
-                                continue
-                            s = g.dtype.type(0)
-                            for oi in range(o):
-                                s += gt[y, xo, oi] * wt[ci, i, j, oi]
-                            gx[b, ci, iy, ix] += s
-    return gx
-
-
-@njit(parallel=True, cache=True, fastmath=FAST)
-def conv2d_weight_grad(x, g, w_shape, stride, pad, parts):
-    n, c, h, wd = x.shape
-    o, _, kh, kw = w_shape
-    ho, wo = g.shape[2], g.shape[3]
-    partial = np.zeros((parts, c, kh, kw, o), g.dtype)
-    for p in prange(parts):
-        for b in range(p * n // parts, (p + 1) * n // parts):
-            gt = _sample_channels_last(g, b)
-            for ci in range(c):
+        acc = np.zeros((groups, ho, wo, og), x.dtype)
+        for gi in range(groups):
+            for cl in range(cg):
+                ci = gi * cg + cl
                 for y in range(ho):
                     for i in range(kh):
-                        iy = y * stride - pad + i
+                        iy = y * sh - ph + i * dh
                         if iy < 0 or iy >= h:
                             continue
                         for xo in range(wo):
                             for j in range(kw):
-                                ix = xo * stride - pad + j
+                                ix = xo * sw - pw + j * dw
                                 if ix < 0 or ix >= wd:
                                     continue
                                 v = x[b, ci, iy, ix]
-                                for oi in range(o):
-                                    partial[p, ci, i, j, oi] += v * gt[y, xo, oi]
+                                for k in range(og):
+                                    acc[gi, y, xo, k] += v * wt[cl, i, j, gi, k]
+        for gi in range(groups):
+            for k in range(og):
+                for y in range(ho):
+                    for xo in range(wo):
+                        out[b, gi * og + k, y, xo] = acc[gi, y, xo, k] + bias[gi * og + k]
+    return out
+
+
+@njit(parallel=True, cache=True, fastmath=FAST)
+def conv2d_input_grad(g, wt, x_shape, stride, pad, dilation):
+    """Any stride, with grouped channels-last weights `wt` (C/groups,kh,kw,groups,O/groups);
+    what lands in the padding is dropped."""
+    n, c, h, wd = x_shape
+    cg, kh, kw, groups, og = wt.shape
+    sh, sw = stride
+    ph, pw = pad
+    dh, dw = dilation
+    ho, wo = g.shape[2], g.shape[3]
+    gx = np.zeros((n, c, h, wd), g.dtype)
+    for b in prange(n):
+        gt = _sample_channels_last(g, b, groups)
+        for gi in range(groups):
+            for cl in range(cg):
+                ci = gi * cg + cl
+                for y in range(ho):
+                    for i in range(kh):
+                        iy = y * sh - ph + i * dh
+                        if iy < 0 or iy >= h:
+                            continue
+                        for xo in range(wo):
+                            for j in range(kw):
+                                ix = xo * sw - pw + j * dw
+                                if ix < 0 or ix >= wd:
+                                    continue
+                                s = g.dtype.type(0)
+                                for k in range(og):
+                                    s += gt[gi, y, xo, k] * wt[cl, i, j, gi, k]
+                                gx[b, ci, iy, ix] += s
+    return gx
+
+
+@njit(parallel=True, cache=True, fastmath=FAST)
+def conv2d_weight_grad(x, g, w_shape, stride, pad, dilation, groups, parts):
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w_shape
+    sh, sw = stride
+    ph, pw = pad
+    dh, dw = dilation
+    og = o // groups
+    ho, wo = g.shape[2], g.shape[3]
+    partial = np.zeros((parts, cg, kh, kw, groups, og), g.dtype)
+    for p in prange(parts):
+        for b in range(p * n // parts, (p + 1) * n // parts):
+            gt = _sample_channels_last(g, b, groups)
+            for gi in range(groups):
+                for cl in range(cg):
+                    ci = gi * cg + cl
+                    for y in range(ho):
+                        for i in range(kh):
+                            iy = y * sh - ph + i * dh
+                            if iy < 0 or iy >= h:
+                                continue
+                            for xo in range(wo):
+                                for j in range(kw):
+                                    ix = xo * sw - pw + j * dw
+                                    if ix < 0 or ix >= wd:
+                                        continue
+                                    v = x[b, ci, iy, ix]
+                                    for k in range(og):
+                                        partial[p, cl, i, j, gi, k] += v * gt[gi, y, xo, k]
     total = partial[0]
     for p in range(1, parts):
         total += partial[p]
-    gw = np.empty((o, c, kh, kw), g.dtype)
-    for oi in range(o):
-        for ci in range(c):
-            for i in range(kh):
-                for j in range(kw):
-                    gw[oi, ci, i, j] = total[ci, i, j, oi]
+    gw = np.empty((o, cg, kh, kw), g.dtype)
+    for gi in range(groups):
+        for k in range(og):
+            for ci in range(cg):
+                for i in range(kh):
+                    for j in range(kw):
+                        gw[gi * og + k, ci, i, j] = total[ci, i, j, gi, k]
     return gw
 
 
@@ -133,3 +161,50 @@ def conv2d_bias_grad(g):
             s += planes[r, k]
         gb[r % o] += s
     return gb
+
+
+@njit(cache=True)
+def _reads_padding(y, i, size, stride, pad, dilation):
+    at = y * stride - pad + i * dilation
+    return at < 0 or at >= size
+
+
+@njit(cache=True)
+def poison_forward(out, w, x_hw, stride, pad, dilation):
+    """NaN where an inf or NaN weight w (O,C/groups,kh,kw) meets the padding."""
+    o, cg, kh, kw = w.shape
+    ho, wo = out.shape[2], out.shape[3]
+    for oi in range(o):
+        for cl in range(cg):
+            for i in range(kh):
+                for j in range(kw):
+                    if np.isfinite(w[oi, cl, i, j]):
+                        continue
+                    for y in range(ho):
+                        row = _reads_padding(y, i, x_hw[0], stride[0], pad[0], dilation[0])
+                        for xo in range(wo):
+                            if row or _reads_padding(
+                                xo, j, x_hw[1], stride[1], pad[1], dilation[1]
+                            ):
+                                out[:, oi, y, xo] = np.nan
+
+
+@njit(cache=True)
+def poison_weight_grad(gw, g, x_hw, stride, pad, dilation):
+    """NaN in the weight gradient gw (O,C/groups,kh,kw) where an inf or NaN output gradient g
+    meets the padding."""
+    n, o, ho, wo = g.shape
+    kh, kw = gw.shape[2], gw.shape[3]
+    for b in range(n):
+        for oi in range(o):
+            for y in range(ho):
+                for xo in range(wo):
+                    if np.isfinite(g[b, oi, y, xo]):
+                        continue
+                    for i in range(kh):
+                        row = _reads_padding(y, i, x_hw[0], stride[0], pad[0], dilation[0])
+                        for j in range(kw):
+                            if row or _reads_padding(
+                                xo, j, x_hw[1], stride[1], pad[1], dilation[1]
+                            ):
+                                gw[oi, :, i, j] = np.nan

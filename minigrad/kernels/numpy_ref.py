@@ -10,53 +10,148 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-
-def _out_size(size: int, k: int, stride: int, pad: int) -> int:
-    return (size + 2 * pad - k) // stride + 1
+Pair = tuple[int, int]
 
 
-def _windows(x: np.ndarray, kh: int, kw: int, stride: int, pad: int, fill: float = 0.0):
-    if pad:
-        x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)), constant_values=fill)
-    return sliding_window_view(x, (kh, kw), axis=(2, 3))[:, :, ::stride, ::stride]
+def _windows(
+    x: np.ndarray,
+    k: Pair,
+    stride: Pair,
+    dilation: Pair,
+    pad: Pair,
+    fill: float = 0,
+    extra: Pair = (0, 0),
+) -> np.ndarray:
+    """(N,C,Ho,Wo,kh,kw): each output position's window, `pad` (plus `extra` at the far ends)
+    filled with `fill`; a view of x when nothing is padded."""
+    if pad != (0, 0) or extra != (0, 0):
+        ends = ((0, 0), (0, 0), (pad[0], pad[0] + extra[0]), (pad[1], pad[1] + extra[1]))
+        x = np.pad(x, ends, constant_values=fill)
+    span = (dilation[0] * (k[0] - 1) + 1, dilation[1] * (k[1] - 1) + 1)
+    win = sliding_window_view(x, span, axis=(2, 3))
+    return win[:, :, :: stride[0], :: stride[1], :: dilation[0], :: dilation[1]]
+
+
+def _tap(i: int, size: int, out_size: int, stride: int, pad: int, dilation: int):
+    """Where kernel tap i reads: (output slice, input slice) along one axis, or None when it
+    reads only padding. The taps' loops never touch padding: no padded zero enters a product."""
+    offset = i * dilation - pad
+    first = max(0, -(offset // stride))  # the first output whose tap lands at input >= 0
+    stop = min(out_size, (size - 1 - offset) // stride + 1)
+    if stop <= first:
+        return None
+    start = first * stride + offset
+    return slice(first, stop), slice(start, (stop - 1) * stride + offset + 1, stride)
+
+
+def _taps(x_hw: tuple, out_hw: tuple, k: Pair, stride: Pair, pad: Pair, dilation: Pair):
+    """(output rows, output cols, input rows, input cols, i, j) of every tap that reads input."""
+    for i in range(k[0]):
+        rows = _tap(i, x_hw[0], out_hw[0], stride[0], pad[0], dilation[0])
+        if rows is None:
+            continue
+        for j in range(k[1]):
+            cols = _tap(j, x_hw[1], out_hw[1], stride[1], pad[1], dilation[1])
+            if cols is not None:
+                yield rows[0], cols[0], rows[1], cols[1], i, j
+
+
+def _out_hw(x_hw: tuple, k: Pair, stride: Pair, pad: Pair, dilation: Pair) -> tuple[int, int]:
+    return tuple(
+        (x_hw[a] + 2 * pad[a] - dilation[a] * (k[a] - 1) - 1) // stride[a] + 1 for a in (0, 1)
+    )
+
+
+def _split(a: np.ndarray, groups: int) -> np.ndarray:
+    """(N, G*c, ...) -> (N, G, c, ...): channels by group (a view)."""
+    return a.reshape(a.shape[0], groups, a.shape[1] // groups, *a.shape[2:])
 
 
 # --- convolution -------------------------------------------------------------------------
+# Padding: PyTorch's im2col path multiplies the padded zeros by the weights (a non-finite
+# weight makes NaN where its tap reads padding), its oneDNN path skips them. With
+# `multiply_padding` the window products below include the zeros; without, when a non-finite
+# number could meet the padding, the per-tap loops run instead, which never read it.
 def conv2d_forward(
-    x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, stride: int, pad: int
+    x: np.ndarray,
+    w: np.ndarray,
+    bias: np.ndarray | None,
+    stride: Pair,
+    pad: Pair,
+    dilation: Pair = (1, 1),
+    groups: int = 1,
+    multiply_padding: bool = True,
 ) -> np.ndarray:
-    """(N,C,H,W) * (O,C,kh,kw) (+ bias (O,)) -> (N,O,Ho,Wo), cross-correlation like torch."""
-    win = _windows(x, w.shape[2], w.shape[3], stride, pad)
-    out = np.ascontiguousarray(
-        np.tensordot(win, w, axes=([1, 4, 5], [1, 2, 3])).transpose(0, 3, 1, 2)
-    )
+    """(N,C,H,W) * (O,C/groups,kh,kw) (+ bias (O,)) -> (N,O,Ho,Wo), cross-correlation."""
+    k = w.shape[2:]
+    if multiply_padding or pad == (0, 0) or np.isfinite(w).all():
+        win = _windows(x, k, stride, dilation, pad)
+        if groups == 1:
+            out = np.tensordot(win, w, axes=([1, 4, 5], [1, 2, 3])).transpose(0, 3, 1, 2)
+        else:
+            wg = w.reshape(groups, -1, *w.shape[1:])
+            out = np.einsum("ngcyxij,gocij->ngoyx", _split(win, groups), wg, optimize=True)
+            out = out.reshape(out.shape[0], -1, *out.shape[3:])
+        out = np.ascontiguousarray(out)
+    else:
+        out_hw = _out_hw(x.shape[2:], k, stride, pad, dilation)
+        out = np.zeros((x.shape[0], w.shape[0], *out_hw), np.result_type(x, w))
+        outg, xg = _split(out, groups), _split(x, groups)
+        wg = w.reshape(groups, -1, *w.shape[1:])
+        for oy, ox, iy, ix, i, j in _taps(x.shape[2:], out_hw, k, stride, pad, dilation):
+            outg[..., oy, ox] += np.einsum("ngcyx,goc->ngoyx", xg[..., iy, ix], wg[..., i, j])
     if bias is not None:
         out += bias.reshape(1, -1, 1, 1)
     return out
 
 
 def conv2d_input_grad(
-    g: np.ndarray, w: np.ndarray, x_shape: tuple, stride: int, pad: int
+    g: np.ndarray,
+    w: np.ndarray,
+    x_shape: tuple,
+    stride: Pair,
+    pad: Pair,
+    dilation: Pair = (1, 1),
+    groups: int = 1,
 ) -> np.ndarray:
-    """Gradient of conv2d_forward with respect to x, given the output gradient g."""
-    n, c, h, wd = x_shape
-    _, _, kh, kw = w.shape
-    ho, wo = g.shape[2], g.shape[3]
-    dxp = np.zeros((n, c, h + 2 * pad, wd + 2 * pad), dtype=g.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            dxp[:, :, i : i + stride * ho : stride, j : j + stride * wo : stride] += np.einsum(
-                "nohw,oc->nchw", g, w[:, :, i, j], optimize=True
-            )
-    return np.ascontiguousarray(dxp[:, :, pad : pad + h, pad : pad + wd]) if pad else dxp
+    """Gradient of conv2d_forward with respect to x, given the output gradient g (what lands
+    in the padding is dropped, so padding never matters here)."""
+    gx = np.zeros(x_shape, dtype=g.dtype)
+    gxg, gg = _split(gx, groups), _split(g, groups)
+    wg = w.reshape(groups, -1, *w.shape[1:])
+    for oy, ox, iy, ix, i, j in _taps(x_shape[2:], g.shape[2:], w.shape[2:], stride, pad, dilation):
+        gxg[..., iy, ix] += np.einsum(
+            "ngoyx,goc->ngcyx", gg[..., oy, ox], wg[..., i, j], optimize=True
+        )
+    return gx
 
 
 def conv2d_weight_grad(
-    x: np.ndarray, g: np.ndarray, w_shape: tuple, stride: int, pad: int
+    x: np.ndarray,
+    g: np.ndarray,
+    w_shape: tuple,
+    stride: Pair,
+    pad: Pair,
+    dilation: Pair = (1, 1),
+    groups: int = 1,
+    multiply_padding: bool = True,
 ) -> np.ndarray:
     """Gradient of conv2d_forward with respect to w, given the output gradient g."""
-    win = _windows(x, w_shape[2], w_shape[3], stride, pad)
-    return np.tensordot(g, win, axes=([0, 2, 3], [0, 2, 3])).astype(g.dtype, copy=False)
+    k = w_shape[2:]
+    if multiply_padding or pad == (0, 0) or np.isfinite(g).all():
+        win = _windows(x, k, stride, dilation, pad)[:, :, : g.shape[2], : g.shape[3]]
+        if groups == 1:
+            gw = np.tensordot(g, win, axes=([0, 2, 3], [0, 2, 3]))
+        else:
+            gw = np.einsum(
+                "ngoyx,ngcyxij->gocij", _split(g, groups), _split(win, groups), optimize=True
+            )
+        return gw.reshape(w_shape).astype(g.dtype, copy=False)
+    gw = np.zeros(w_shape, g.dtype)
+    gwg, gg, xg = gw.reshape(groups, -1, *w_shape[1:]), _split(g, groups), _split(x, groups)
+    for oy, ox, iy, ix, i, j in _taps(x.shape[2:], g.shape[2:], k, stride, pad, dilation):
+        gwg[..., i, j] = np.einsum("ngoyx,ngcyx->goc", gg[..., oy, ox], xg[..., iy, ix])
+    return gw
 
 
 def conv2d_bias_grad(g: np.ndarray) -> np.ndarray:
@@ -65,23 +160,53 @@ def conv2d_bias_grad(g: np.ndarray) -> np.ndarray:
 
 
 # --- max pooling -------------------------------------------------------------------------
-def max_pool2d_forward(x: np.ndarray, k: int, stride: int, pad: int):
-    """Values and the flat index (into x.ravel()) of each window's maximum (first on ties)."""
+def max_pool2d_forward(
+    x: np.ndarray, k: Pair, stride: Pair, pad: Pair, dilation: Pair, out_hw: Pair
+):
+    """Values and the flat index (into x.ravel()) of each window's maximum, as PyTorch picks
+    it: the first maximum, but the last NaN; only real positions, never the padding."""
     n, c, h, w = x.shape
-    win = _windows(x, k, k, stride, pad, fill=-np.inf)
-    ho, wo = win.shape[2], win.shape[3]
-    flat = win.reshape(n, c, ho, wo, k * k)
+    ho, wo = out_hw
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    extra = tuple(
+        max(
+            0,
+            (out_hw[a] - 1) * stride[a]
+            + dilation[a] * (k[a] - 1)
+            + 1
+            - x.shape[2 + a]
+            - 2 * pad[a],
+        )
+        for a in (0, 1)
+    )
+    win = _windows(x, k, stride, dilation, pad, fill, extra)[:, :, :ho, :wo]
+    flat = win.reshape(n, c, ho, wo, k[0] * k[1])
     arg = flat.argmax(axis=-1)
     values = np.take_along_axis(flat, arg[..., None], -1)[..., 0]
-    rows = np.arange(ho)[:, None] * stride - pad + arg // k
-    cols = np.arange(wo)[None, :] * stride - pad + arg % k
+    if x.dtype.kind == "f":
+        nan = np.isnan(values)
+        if nan.any():
+            last = flat.shape[-1] - 1 - np.isnan(flat[..., ::-1]).argmax(axis=-1)
+            arg = np.where(nan, last, arg)
+    if pad != (0, 0) or extra != (0, 0):
+        at_fill = values == fill  # every real value is the fill: PyTorch's first real position
+        if at_fill.any():
+            first = [
+                np.maximum(0, -((np.arange(out_hw[a]) * stride[a] - pad[a]) // dilation[a]))
+                for a in (0, 1)
+            ]
+            arg = np.where(at_fill, first[0][:, None] * k[1] + first[1][None, :], arg)
+    rows = np.arange(ho)[:, None] * stride[0] - pad[0] + arg // k[1] * dilation[0]
+    cols = np.arange(wo)[None, :] * stride[1] - pad[1] + arg % k[1] * dilation[1]
     base = (np.arange(n)[:, None, None, None] * c + np.arange(c)[None, :, None, None]) * (h * w)
     return values, base + rows * w + cols
 
 
 def max_pool2d_backward(g: np.ndarray, indices: np.ndarray, x_shape: tuple) -> np.ndarray:
-    """Each output gradient added at the flat input index it came from (overlaps add up)."""
-    out = np.bincount(indices.ravel(), weights=g.ravel(), minlength=int(np.prod(x_shape)))
+    """Each output gradient added at the flat input index it came from (overlaps add up; an
+    index past the end, from a window inside the padding only, is dropped)."""
+    size = int(np.prod(x_shape))
+    out = np.bincount(indices.ravel(), weights=g.ravel(), minlength=size)[:size]
     return out.astype(g.dtype, copy=False).reshape(x_shape)
 
 

@@ -1,8 +1,8 @@
 """nn.functional: PyTorch's signatures over the ops in minigrad/ops (no math of its own).
 
 Keyword-compatible with torch.nn.functional, so positional calls bind the same arguments; the
-options minigrad does not implement (class weights, label smoothing, the pre-0.4 size_average /
-reduce flags) raise NotImplementedError instead of being silently ignored.
+options minigrad does not implement (the pre-0.4 size_average / reduce flags) raise
+NotImplementedError instead of being silently ignored.
 """
 
 from __future__ import annotations
@@ -17,7 +17,11 @@ from ..core.tensor import Tensor
 from ..ops import nn as _ops
 
 __all__ = [
+    "batch_norm",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
     "conv2d",
+    "conv_transpose2d",
     "cross_entropy",
     "dropout",
     "linear",
@@ -25,6 +29,7 @@ __all__ = [
     "max_pool2d",
     "mse_loss",
     "nll_loss",
+    "one_hot",
     "relu",
     "relu_",
     "sigmoid",
@@ -34,14 +39,17 @@ __all__ = [
 
 linear = _ops.linear
 conv2d = _ops.conv2d
+conv_transpose2d = _ops.conv_transpose2d
 max_pool2d = _ops.max_pool2d
+batch_norm = _ops.batch_norm
+one_hot = _ops.one_hot
 
 _REDUCTIONS = ("none", "mean", "sum")
 
 
 def _check_loss_args(reduction: str, **unsupported: Any) -> None:
     for name, value in unsupported.items():
-        if value is not None and not (name == "label_smoothing" and value == 0.0):
+        if value is not None:
             raise NotImplementedError(f"minigrad's losses do not support {name}={value!r}")
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -96,8 +104,10 @@ def mse_loss(
     reduction: str = "mean",
     weight: Tensor | None = None,
 ) -> Tensor:
-    _check_loss_args(reduction, size_average=size_average, reduce=reduce, weight=weight)
-    return _ops.mse_loss(input, target, reduction)
+    # with weights, PyTorch checks the reduction only after the loss is computed
+    checked = "mean" if weight is not None else reduction
+    _check_loss_args(checked, size_average=size_average, reduce=reduce)
+    return _ops.mse_loss(input, target, reduction, weight)
 
 
 def nll_loss(
@@ -109,8 +119,8 @@ def nll_loss(
     reduce: bool | None = None,
     reduction: str = "mean",
 ) -> Tensor:
-    _check_loss_args(reduction, weight=weight, size_average=size_average, reduce=reduce)
-    return _ops.nll_loss(input, target, reduction, ignore_index)
+    _check_loss_args(reduction, size_average=size_average, reduce=reduce)
+    return _ops.nll_loss(input, target, weight, reduction, ignore_index)
 
 
 def cross_entropy(
@@ -123,23 +133,48 @@ def cross_entropy(
     reduction: str = "mean",
     label_smoothing: float = 0.0,
 ) -> Tensor:
-    _check_loss_args(
-        reduction,
-        weight=weight,
-        size_average=size_average,
-        reduce=reduce,
-        label_smoothing=label_smoothing,
-    )
-    return _ops.cross_entropy(input, target, reduction, ignore_index)
+    _check_loss_args(reduction, size_average=size_average, reduce=reduce)
+    return _ops.cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)
+
+
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    _check_loss_args(reduction, size_average=size_average, reduce=reduce)
+    return _ops.binary_cross_entropy(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    _check_loss_args(reduction, size_average=size_average, reduce=reduce)
+    return _ops.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero each element with probability p and scale the rest by 1/(1-p) (training only)."""
+    """Zero each element with probability p and scale the rest by 1/(1-p) (training only).
+    As in PyTorch, nothing to drop (p=0, eval, no elements) returns `input` itself, and p=1
+    multiplies by a 0-d zero."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training:
+    if p == 0.0 or not training or input.numel() == 0:
         return input
-    keep = creation._Generator.rng.random(input.shape) >= p
-    scale = np.float64(0.0) if p == 1.0 else 1.0 / (1.0 - p)
-    mask = Tensor._wrap((keep * scale).astype(input._data.dtype))
-    return input.mul_(mask) if inplace else input * mask
+    dtype = input._data.dtype
+    if p == 1.0:
+        mask = np.zeros((), dtype=dtype)
+    else:
+        keep = creation._Generator.rng.random(input.shape) >= p
+        mask = keep.astype(dtype) / dtype.type(1.0 - p)
+    noise = Tensor._wrap(mask)
+    return input.mul_(noise) if inplace else input * noise

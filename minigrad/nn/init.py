@@ -16,6 +16,7 @@ from ..core.tensor import Tensor
 __all__ = [
     "calculate_gain",
     "constant_",
+    "eye_",
     "kaiming_normal_",
     "kaiming_uniform_",
     "normal_",
@@ -99,6 +100,14 @@ def ones_(tensor: Tensor) -> Tensor:
 def zeros_(tensor: Tensor) -> Tensor:
     with no_grad():
         return tensor.zero_()
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """The identity matrix (a Linear layer that passes as many inputs through as it can)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with no_grad():
+        return tensor.copy_(creation.eye(*tensor.shape, dtype=tensor.dtype))
 
 
 def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float | None:

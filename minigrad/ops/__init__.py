@@ -12,37 +12,31 @@ from ..core.device import check_cpu, device_of_to_args
 from ..core.dtypes import dtype_of_to_args
 from ..core.tensor import Tensor
 from . import elementwise as ew
-from . import index_add, indexing, inplace, linalg, nn, ordering, piecewise, reduction, shape, split
-from ._record import as_tensor_like
+from . import (
+    index_add,
+    indexing,
+    inplace,
+    inplace_view,
+    linalg,
+    logical,
+    nn,
+    ordering,
+    piecewise,
+    reduction,
+    shape,
+    split,
+    writes,
+)
 
 # --- operators ---------------------------------------------------------------------------
 
 
-def _rsub(self: Tensor, other: Any) -> Tensor:
-    if isinstance(other, Tensor):
-        return ew.sub(other, self)
-    return ew.rsub(self, other)
-
-
-def _rdiv(self: Tensor, other: Any) -> Tensor:
-    return ew.div(as_tensor_like(other) if not isinstance(other, (int, float)) else other, self)
-
-
-def _no_grad_binary(op):
-    """A comparison or logical operator: a numpy ufunc on the values, never differentiable."""
-
-    def method(self: Tensor, other: Any) -> Tensor:
-        o = other._data if isinstance(other, Tensor) else other
-        return Tensor._wrap(np.asarray(op(self._data, o)))
-
-    return method
-
-
-def _inplace(fn):
-    """`x.op_(...)`: the out-of-place op `fn` written back into x (ops/inplace.py)."""
+def _inplace(fn, overlap: str = inplace.EARLY):
+    """`x.op_(...)`: the out-of-place op `fn` written back into x (ops/inplace.py); `overlap`:
+    when an expanded x is refused, relative to fn's own checks."""
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return inplace.apply_inplace(self, fn, *args, **kwargs)
+        return inplace.run_inplace(self, fn, args, kwargs, overlap)
 
     return method
 
@@ -70,40 +64,24 @@ def _equal(self: Tensor, other: Tensor) -> bool:
     return self.shape == other.shape and bool(np.array_equal(self._data, other._data))
 
 
-def _max(self: Tensor, dim: Any = None, keepdim: bool = False):
-    return reduction.max(self, dim, keepdim)
-
-
-def _min(self: Tensor, dim: Any = None, keepdim: bool = False):
-    return reduction.min(self, dim, keepdim)
-
-
-def _bool_reduce(op):
-    def method(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-        return Tensor._wrap(np.asarray(op(self._data, axis=dim, keepdims=keepdim)))
-
-    return method
-
-
-def _elementwise_test(op):
-    def method(self: Tensor) -> Tensor:
-        return Tensor._wrap(np.asarray(op(self._data)))
-
-    return method
-
-
-def _random_fill(self: Tensor, fill, *params: float) -> Tensor:
-    """In-place random init: PyTorch's leaf check and version bump apply, as for add_."""
-    inplace._check(self)
-    return fill(self, *params)
+def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """With number bounds, PyTorch's cast check names the C type ('long int')."""
+    numbers = not isinstance(min, Tensor) and not isinstance(max, Tensor)
+    if numbers and (min is not None or max is not None):
+        result = ew.clamp_dtype(self, min, max)
+        if not np.can_cast(result.np, self._data.dtype, "same_kind"):
+            raise RuntimeError(
+                f"result type {dtypes.SCALAR_NAMES[result.name]} can't be cast to the desired "
+                f"output type {dtypes.C_NAMES[self.dtype.name]}"
+            )
+    return inplace.apply_inplace(self, ew.clamp, min, max)
 
 
 def _new(kind):
     def method(self: Tensor, *size: Any, dtype=None, requires_grad: bool = False) -> Tensor:
         size = shape._shape_arg(size)
-        np_dtype = (dtype or self.dtype).np
-        data = np.zeros(size, np_dtype) if kind == "zeros" else np.ones(size, np_dtype)
-        return Tensor._wrap(data, requires_grad)
+        make = creation.zeros if kind == "zeros" else creation.ones
+        return make(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     return method
 
@@ -114,13 +92,13 @@ METHODS = {
     "__radd__": ew.add,
     "add": ew.add,
     "__sub__": ew.sub,
-    "__rsub__": _rsub,
+    "__rsub__": ew.rsub,
     "sub": ew.sub,
     "__mul__": ew.mul,
     "__rmul__": ew.mul,
     "mul": ew.mul,
     "__truediv__": ew.div,
-    "__rtruediv__": _rdiv,
+    "__rtruediv__": ew.rdiv,
     "div": ew.div,
     "__pow__": ew.pow,
     "__rpow__": lambda self, other: ew.pow(other, self),
@@ -131,6 +109,7 @@ METHODS = {
     "__rmatmul__": lambda self, other: linalg.matmul(other, self),
     "matmul": linalg.matmul,
     "bmm": linalg.bmm,
+    "addmm": linalg.addmm,
     "sign": piecewise.sign,
     "round": piecewise.round,
     "floor": piecewise.floor,
@@ -146,16 +125,19 @@ METHODS = {
     "mm": linalg.mm,
     "mv": linalg.mv,
     "dot": linalg.dot,
-    "__gt__": _no_grad_binary(np.greater),
-    "__lt__": _no_grad_binary(np.less),
-    "__ge__": _no_grad_binary(np.greater_equal),
-    "__le__": _no_grad_binary(np.less_equal),
-    "__eq__": _no_grad_binary(np.equal),
-    "__ne__": _no_grad_binary(np.not_equal),
-    "__and__": _no_grad_binary(np.logical_and),
-    "__or__": _no_grad_binary(np.logical_or),
-    "__xor__": _no_grad_binary(np.logical_xor),
-    "__invert__": lambda self: Tensor._wrap(np.asarray(~self._data)),
+    "__gt__": logical.comparison(np.greater),
+    "__lt__": logical.comparison(np.less),
+    "__ge__": logical.comparison(np.greater_equal),
+    "__le__": logical.comparison(np.less_equal),
+    "__eq__": logical.comparison(np.equal),
+    "__ne__": logical.comparison(np.not_equal),
+    "__and__": logical.bitwise_and,
+    "__or__": logical.bitwise_or,
+    "__xor__": logical.bitwise_xor,
+    "__rand__": logical.bitwise_and,
+    "__ror__": logical.bitwise_or,
+    "__rxor__": logical.bitwise_xor,
+    "__invert__": logical.invert,
     "__abs__": ew.abs,
     # unary math
     "exp": ew.exp,
@@ -174,14 +156,20 @@ METHODS = {
     # reductions
     "sum": reduction.sum,
     "mean": reduction.mean,
-    "max": _max,
-    "min": _min,
+    "max": reduction.max,
+    "min": reduction.min,
+    "maximum": reduction.maximum,
+    "minimum": reduction.minimum,
     "argmax": reduction.argmax,
-    "any": _bool_reduce(np.any),
-    "all": _bool_reduce(np.all),
-    "isnan": _elementwise_test(np.isnan),
-    "isfinite": _elementwise_test(np.isfinite),
-    "isinf": _elementwise_test(np.isinf),
+    "argmin": reduction.argmin,
+    "any": logical.any,
+    "all": logical.all,
+    "allclose": logical.allclose,
+    "isnan": logical.isnan,
+    "isfinite": logical.isfinite,
+    "isinf": logical.isinf,
+    "isposinf": logical.isposinf,
+    "isneginf": logical.isneginf,
     "var": reduction.var,
     "std": reduction.std,
     "norm": reduction.norm,
@@ -205,7 +193,7 @@ METHODS = {
     "contiguous": shape.contiguous,
     "select": indexing.select,
     "__getitem__": indexing.getitem,
-    "__setitem__": inplace.setitem,
+    "__setitem__": writes.setitem,
     # dtype conversions
     "to": _to,
     "type": _type,
@@ -218,8 +206,8 @@ METHODS = {
     "type_as": lambda self, other: shape.to_dtype(self, other.dtype),
     "new_zeros": _new("zeros"),
     "new_ones": _new("ones"),
-    "uniform_": lambda self, a=0.0, b=1.0: _random_fill(self, creation.uniform_, a, b),
-    "normal_": lambda self, mean=0.0, std=1.0: _random_fill(self, creation.normal_, mean, std),
+    "uniform_": writes.uniform_,
+    "normal_": writes.normal_,
     # in place
     "add_": _inplace(ew.add),
     "sub_": _inplace(ew.sub),
@@ -231,34 +219,49 @@ METHODS = {
     "__imul__": _inplace(ew.mul),
     "__itruediv__": _inplace(ew.div),
     "sigmoid_": _inplace(ew.sigmoid),
-    "relu_": _inplace(ew.relu),
+    "relu_": _inplace(ew.relu, inplace.LATE),
     "tanh_": _inplace(ew.tanh),
     "exp_": _inplace(ew.exp),
-    "clamp_": _inplace(ew.clamp),
-    "neg_": _inplace(ew.neg),
+    "clamp_": _clamp_,
+    "neg_": _inplace(ew.neg, inplace.LATE),
     "sin_": _inplace(ew.sin),
     "cos_": _inplace(ew.cos),
     "log_": _inplace(ew.log),
     "sqrt_": _inplace(ew.sqrt),
     "abs_": _inplace(ew.abs),
-    "clip_": _inplace(ew.clamp),
+    "clip_": _clamp_,
     "sign_": _inplace(piecewise.sign),
     "floor_": _inplace(piecewise.floor),
     "ceil_": _inplace(piecewise.ceil),
     "round_": _inplace(piecewise.round),
     "trunc_": _inplace(piecewise.trunc),
-    "fill_": _inplace(inplace.fill),
-    "zero_": _inplace(inplace.zero),
-    "copy_": _inplace(inplace.copy),
-    "masked_fill_": _inplace(ew.masked_fill),
+    "fill_": writes.fill_,
+    "zero_": writes.zero_,
+    "copy_": writes.copy_,
+    "masked_fill_": writes.masked_fill_,
+    "t_": inplace_view.t_,
+    "transpose_": inplace_view.transpose_,
+    "squeeze_": inplace_view.squeeze_,
+    "unsqueeze_": inplace_view.unsqueeze_,
     # what Tensor.grad_fn calls when a view's base was written in place
     "_regenerate_view_history": inplace.regenerate_view_history,
 }
+# the named comparisons (`t.eq(2)`, `t.greater(u)`): the operators without a reflected fallback
+for _names, _operator in (
+    (("eq",), "__eq__"),
+    (("ne", "not_equal"), "__ne__"),
+    (("lt", "less"), "__lt__"),
+    (("le", "less_equal"), "__le__"),
+    (("gt", "greater"), "__gt__"),
+    (("ge", "greater_equal"), "__ge__"),
+):
+    for _name in _names:
+        METHODS[_name] = logical.named_comparison(_name, METHODS[_operator])
 
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor.T = property(shape.T)
-Tensor.mT = property(lambda self: shape.transpose(self, -2, -1))
+Tensor.mT = property(shape.mT)
 
 __all__ = ["ew", "indexing", "inplace", "linalg", "nn", "reduction", "shape", "METHODS"]

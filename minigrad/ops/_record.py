@@ -207,4 +207,9 @@ def mark_view(out: Tensor, base: Tensor, view_fn) -> Tensor:
     out._version_counter = base._version_counter
     out._view_version = base._version_counter.value
     out._is_inference = base._is_inference
+    if Anywhere.grad_off and not grad_mode._State.enabled:
+        if base.requires_grad:  # PyTorch: still requires grad; writing it later is refused
+            out._creation_meta, out._requires_grad = "no_grad", True
+    elif "_creation_meta" in base.__dict__:  # a view of a view PyTorch forbids to write
+        out._creation_meta = base._creation_meta
     return out

@@ -41,14 +41,29 @@ def broadcast_operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], An
 
 
 # --- binary ------------------------------------------------------------------------------
+def _times_alpha(y: np.ndarray, alpha: Any, dtype: dtypes.dtype) -> np.ndarray:
+    """y * alpha in the result dtype (a bool result ands with bool(alpha)), after PyTorch's
+    checks that alpha fits that dtype."""
+    if isinstance(alpha, bool):
+        if dtype is not dtypes.bool_:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif dtype.category < 2 and not isinstance(alpha, int):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    return y * dtype.np.type(alpha)
+
+
 class AddBackward0(Node):
     def backward(self, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
 
 
 def add(a: Any, b: Any, alpha: float = 1) -> Tensor:
-    (ta, tb), (x, y), _ = broadcast_operands(a, b)
-    return record(AddBackward0, x + y * alpha if alpha != 1 else x + y, (ta, tb), alpha=alpha)
+    (ta, tb), (x, y), dtype = broadcast_operands(a, b)
+    if type(alpha) is not int or alpha != 1:
+        y = _times_alpha(y, alpha, dtype)
+    return record(AddBackward0, x + y, (ta, tb), alpha=alpha)
 
 
 def _is_bool(value: Any) -> bool:
@@ -78,21 +93,35 @@ class SubBackward0(Node):
         return g, -g if self.alpha == 1 else g * -self.alpha
 
 
+class RsubBackward0(Node):
+    """other - self, both tensors (the operator `tensor.__rsub__(tensor)`)."""
+
+    def backward(self, g):
+        return -g, g
+
+
 class RsubBackward1(Node):
+    """number - self."""
+
     def backward(self, g):
         return (-g,)
 
 
 def sub(a: Any, b: Any, alpha: float = 1) -> Tensor:
     _check_sub(a, b)
-    (ta, tb), (x, y), _ = broadcast_operands(a, b)
-    return record(SubBackward0, x - y * alpha if alpha != 1 else x - y, (ta, tb), alpha=alpha)
+    (ta, tb), (x, y), dtype = broadcast_operands(a, b)
+    if type(alpha) is not int or alpha != 1:
+        y = _times_alpha(y, alpha, dtype)
+    return record(SubBackward0, x - y, (ta, tb), alpha=alpha)
 
 
-def rsub(a: Any, b: Any) -> Tensor:
-    """b - a where b is a Python number (PyTorch's RsubBackward1)."""
+def rsub(a: Tensor, b: Any) -> Tensor:
+    """b - a, recorded as PyTorch's rsub: RsubBackward0 on both when b is a tensor,
+    RsubBackward1 on `a` alone when b is a number."""
     _check_sub(a, b)
-    (ta, tb), (x, y), _ = broadcast_operands(a, b)
+    (tb, ta), (y, x), _ = broadcast_operands(b, a)
+    if isinstance(b, Tensor):
+        return record(RsubBackward0, y - x, (ta, tb))
     return record(RsubBackward1, y - x, (ta,))
 
 
@@ -114,26 +143,61 @@ def _needs(tensors: list[Tensor]) -> list[bool]:
 
 
 class DivBackward0(Node):
+    """PyTorch's div_tensor_self/other_backward: g / other and -g * ((self / other) / other)."""
+
     def backward(self, g):
         other = self.saved("other")
         self_ = self.saved("self")
         ga = g / other if self.next_functions[0][0] is not None else None
-        gb = -g * self_ / (other * other) if self_ is not None else None
+        gb = -g * ((self_ / other) / other) if self_ is not None else None
         return ga, gb
 
 
+class DivBackward2(Node):
+    """div with a rounding mode: piecewise constant, so both gradients are 0 whatever arrives
+    (inf and NaN included), with no history. Both operands are saved, as PyTorch saves them."""
+
+    def backward(self, g):
+        self.saved("self"), self.saved("other")  # unpacked, so version-checked, as in PyTorch
+        zeros = formula.zeros_like(g)
+        return tuple(zeros if fn is not None else None for fn, _ in self.next_functions)
+
+
 def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
-    if not isinstance(a, Tensor) and rounding_mode is None:
-        return mul(reciprocal(b), a)  # number / tensor: PyTorch's __rtruediv__
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+            f"but found '{rounding_mode}'"
+        )
     (ta, tb), (x, y), dtype = broadcast_operands(a, b)
-    if rounding_mode is not None:
-        fn = np.floor_divide if rounding_mode == "floor" else (lambda p, q: np.trunc(p / q))
-        return Tensor._wrap(np.asarray(fn(x, y)).astype(x.dtype))
-    (x, y), _ = _float_result([x, y], dtype)
     na, nb = _needs([ta, tb])
     save = {"other": tb if (na or nb) else None, "self": ta if nb else None}
+    if rounding_mode is not None:
+        return record(
+            DivBackward2, _rounded_quotient(x, y, dtype, rounding_mode), (ta, tb), save=save
+        )
+    (x, y), _ = _float_result([x, y], dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
         return record(DivBackward0, x / y, (ta, tb), save=save)
+
+
+def _rounded_quotient(x: np.ndarray, y: np.ndarray, dtype: dtypes.dtype, mode: str) -> np.ndarray:
+    """x / y rounded toward -inf ("floor") or 0 ("trunc") in the promoted dtype; an integer
+    division by zero is PyTorch's RuntimeError, a float one IEEE's inf or NaN."""
+    if dtype is dtypes.bool_:
+        raise NotImplementedError(f"\"div_{mode}_cpu\" not implemented for 'Bool'")
+    if dtype.category == 1:
+        if not np.all(y):
+            raise RuntimeError("ZeroDivisionError")
+        q = np.floor_divide(x, y)
+        return q + ((q < 0) & (q * y != x)) if mode == "trunc" else q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.floor_divide(x, y) if mode == "floor" else np.trunc(x / y)
+
+
+def rdiv(a: Tensor, other: Any) -> Tensor:
+    """other / a as PyTorch's `Tensor.__rtruediv__` computes it: a.reciprocal() * other."""
+    return mul(reciprocal(a), other)
 
 
 class DivBackward1(Node):
@@ -165,13 +229,44 @@ def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     )
 
 
+# PyTorch's pow(tensor, number) kernel computes these exponents without pow(), which differs at
+# special values: x ** -0.5 is 1 / sqrt(x), -inf at -0.0 and NaN at -inf (pow says inf and 0).
+_SPECIAL_POWERS = {
+    0.5: np.sqrt,
+    2: lambda x: x * x,
+    3: lambda x: x * x * x,
+    -0.5: lambda x: 1 / np.sqrt(x),
+    -1: lambda x: 1 / x,
+    -2: lambda x: 1 / (x * x),
+}
+
+
+def _power_scalar(x: np.ndarray, e: Any) -> np.ndarray:
+    """x ** e for a number e, as PyTorch's kernel computes it; a bool tensor takes a bool
+    exponent (x ** True is x, x ** False is all True)."""
+    if x.dtype == np.bool_:
+        return x.copy() if e else np.ones_like(x)
+    special = _SPECIAL_POWERS.get(e) if x.dtype.kind == "f" and not isinstance(e, bool) else None
+    if special is None:
+        return _power(x, np.asarray(e, dtype=x.dtype))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return special(x)
+
+
+def _pow_number(x: Any, e: Any) -> Any:
+    """x ** e in a formula: recorded on Tensors, PyTorch's kernel on arrays."""
+    return pow(x, e) if isinstance(x, Tensor) else _power_scalar(x, e)
+
+
 class PowBackward0(Node):
+    """PyTorch's pow_backward: g * (e * x.pow(e - 1)), zeros_like(x) for e = 0."""
+
     def backward(self, g):
         x, e = self.saved("self"), self.exponent
         if e == 0:  # PyTorch: zeros_like(self), whatever the gradient holds
             return (formula.zeros_like(x),)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return (g * e * x ** (e - 1),)
+            return (g * (e * _pow_number(x, e - 1)),)
 
 
 class PowBackward1(Node):
@@ -208,13 +303,13 @@ class PowBackward2(Node):
 
 def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 - torch.pow
     (ta, tb), (x, y), dtype = broadcast_operands(a, b)
-    if not isinstance(a, Tensor):  # number ** tensor
+    if not isinstance(a, (Tensor, np.ndarray)):  # number ** tensor
         save = {"exponent": tb}
         return record(PowBackward2, _power(x, y), (tb,), save=save, save_result=True, base=a)
-    if not isinstance(b, Tensor):  # tensor ** number
+    if not isinstance(b, (Tensor, np.ndarray)):  # tensor ** number
         if dtype.category == 1 and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        return record(PowBackward0, _power(x, y), (ta,), save={"self": ta}, exponent=b)
+        return record(PowBackward0, _power_scalar(x, b), (ta,), save={"self": ta}, exponent=b)
     return record(
         PowBackward1, _power(x, y), (ta, tb), save={"self": ta, "exponent": tb}, save_result=True
     )
@@ -379,7 +474,7 @@ def sqrt(a: Tensor) -> Tensor:
 class ReciprocalBackward0(Node):
     def backward(self, g):
         r = self.saved("result")
-        return (-g * r * r,)
+        return (-g * (r * r),)
 
 
 def reciprocal(a: Tensor) -> Tensor:
@@ -401,17 +496,63 @@ class ClampBackward1(Node):
         return (formula.keep(inside, g),)
 
 
-def clamp(a: Tensor, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
-    """The bounds take part in type promotion: an int tensor clamped at 0.5 becomes float."""
+class ClampBackward0(Node):
+    """clamp with tensor bounds (PyTorch's clamp_backward and clamp_backward_min_max): x's
+    gradient passes where min <= x <= max; a bound's where it is the value taken: min where
+    x < min (and min < max), max where x > max (or max < min). NaN compares false throughout."""
+
+    def backward(self, g):
+        x = formula.data(self.saved("self"))
+        lo, hi = self.saved("min"), self.saved("max")
+        lo = None if lo is None else formula.data(lo)
+        hi = None if hi is None else formula.data(hi)
+        if lo is None:
+            inside, low, high = x <= hi, None, x > hi
+        elif hi is None:
+            inside, low, high = x >= lo, x < lo, None
+        else:
+            inside, low, high = (x >= lo) & (x <= hi), (x < lo) & (lo < hi), (x > hi) | (hi < lo)
+        return tuple(
+            formula.keep(mask, g) if fn is not None else None
+            for mask, (fn, _) in zip((inside, low, high), self.next_functions)
+        )
+
+
+def _clamp_kernel(bounds: tuple, dtype: dtypes.dtype, tensors: bool) -> None:
+    """PyTorch has no bool clamp with two bounds, nor any with number bounds."""
+    if dtype is not dtypes.bool_ or (tensors and None in bounds):
+        return
+    which = "" if None not in bounds else "_min" if bounds[1] is None else "_max"
+    name = f"clamp{which}_scalar_cpu" if not tensors else "clamp_cpu"
+    raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+
+
+def clamp_dtype(a: Tensor, min: Any = None, max: Any = None) -> dtypes.dtype:  # noqa: A002
+    """The dtype clamp(a, min, max) returns (the bounds take part in type promotion)."""
+    return operands(a, *(v for v in (min, max) if v is not None))[2]
+
+
+def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """The bounds take part in type promotion: an int tensor clamped at 0.5 becomes float.
+    Tensor bounds broadcast with `a` and get gradients; min > max gives max everywhere."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    (ta, *_), (x, *_), dtype = operands(a, *(v for v in (min, max) if v is not None))
-    if dtype is dtypes.bool_:
-        raise NotImplementedError("\"clamp_scalar_cpu\" not implemented for 'Bool'")
-    lo = -np.inf if min is None else min
-    hi = np.inf if max is None else max
-    data = np.clip(x, lo, hi).astype(dtype.np)
-    return record(ClampBackward1, data, (ta,), save={"self": ta}, min=min, max=max)
+    given = [v for v in (min, max) if v is not None]
+    tensors = [isinstance(v, Tensor) for v in given]
+    if any(tensors) and not all(tensors):
+        got = ", ".join(type(v).__name__ for v in (a, min, max))
+        raise TypeError(f"clamp() received an invalid combination of arguments - got ({got})")
+    (ta, *tb), (x, *yb), dtype = broadcast_operands(a, *given)
+    _clamp_kernel((min, max), dtype, all(tensors))
+    lo = yb[0] if min is not None else None
+    hi = yb[-1] if max is not None else None
+    data = x if lo is None else np.maximum(x, lo)
+    data = data if hi is None else np.minimum(data, hi)
+    if not all(tensors):
+        return record(ClampBackward1, data, (ta,), save={"self": ta}, min=min, max=max)
+    tlo = tb[0] if min is not None else None
+    thi = tb[-1] if max is not None else None
+    return record(ClampBackward0, data, (ta, tlo, thi), save={"self": ta, "min": tlo, "max": thi})
 
 
 class WhereBackward0(Node):
@@ -424,8 +565,13 @@ class WhereBackward0(Node):
         return ga, gb
 
 
-def where(cond: Any, a: Any, b: Any) -> Tensor:
+def where(cond: Any, a: Any = None, b: Any = None) -> Any:
+    """where(cond, a, b) selects; where(cond) alone is cond.nonzero(as_tuple=True)."""
     c = cond._data if isinstance(cond, Tensor) else np.asarray(cond)
+    if a is None and b is None:
+        return tuple(Tensor._wrap(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(c)))
+    if a is None or b is None:
+        raise TypeError("where() received an invalid combination of arguments")
     if c.dtype != np.bool_:
         name = dtypes.SCALAR_NAMES[dtypes.from_numpy_dtype(c.dtype).name]
         raise RuntimeError(
@@ -435,6 +581,35 @@ def where(cond: Any, a: Any, b: Any) -> Tensor:
     broadcast_shapes(c.shape, x.shape, y.shape)
     save = {"condition": cond if isinstance(cond, Tensor) else c}
     return record(WhereBackward0, np.where(c, x, y), (ta, tb), save=save)
+
+
+# C++ names of the types a number is converted to, as PyTorch's overflow check prints them
+_CPP_TYPES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "int64": "int64_t",
+    "int32": "int",
+}
+
+
+def checked_scalar(value: Any, np_dtype: np.dtype) -> np.ndarray:
+    """A Python number as a 0-d array of `np_dtype`, refused as PyTorch refuses a number out of
+    the dtype's range (an inf or NaN into an integer, 1e300 into float32); bool takes anything."""
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype.kind == "b":
+        return np.asarray(bool(value))
+    if np_dtype.kind == "f":
+        number = float(value)
+        top = float(np.finfo(np_dtype).max)
+        fits = not np.isfinite(number) or -top <= number <= top
+    else:
+        info = np.iinfo(np_dtype)
+        fits = bool(np.isfinite(value)) and info.min <= int(value) <= info.max
+    if not fits:
+        name = _CPP_TYPES.get(np_dtype.name, np_dtype.name)
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return np.asarray(value, dtype=np_dtype)
 
 
 class MaskedFillBackward0(Node):
@@ -465,7 +640,7 @@ def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
     broadcast_shapes(m.shape, a.shape)
     save = {"mask": mask if isinstance(mask, Tensor) else m}
     if not isinstance(value, Tensor):
-        data = np.where(m, np.asarray(value, dtype=a._data.dtype), a._data)
+        data = np.where(m, checked_scalar(value, a._data.dtype), a._data)
         return record(MaskedFillBackward0, data, (a,), save=save)
     if value.ndim:
         raise RuntimeError(

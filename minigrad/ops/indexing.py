@@ -3,6 +3,7 @@ anything advanced is IndexBackward0; scatter_into_zeros is the differentiable in
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -13,17 +14,24 @@ from . import formula
 from ._record import mark_view, record
 from .shape import unsqueeze, wrap_dim
 
+SEQUENCE_AS_TUPLE_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
+    "a different result"
+)
 
-def _normalize_key(key: Any) -> tuple:
-    if not isinstance(key, tuple):
-        key = (key,)
-    return tuple(k._data if isinstance(k, Tensor) else k for k in key)
 
-
-def _is_advanced(k: Any) -> bool:
-    return isinstance(k, (list, np.ndarray)) and not (
-        isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"
-    )
+def _as_tuple(key: Any) -> bool:
+    """PyTorch's (NumPy's old) rule: a short list holding a sequence, tensor, slice, `...` or
+    None is read as a tuple of indices, with a deprecation warning; other lists index."""
+    if not isinstance(key, list) or len(key) >= 32:
+        return False
+    for k in key:
+        if k is Ellipsis or k is None or isinstance(k, (Tensor, slice, list, tuple, range)):
+            warnings.warn(SEQUENCE_AS_TUPLE_WARNING, UserWarning, stacklevel=4)
+            return True
+    return False
 
 
 def _basic(a: Tensor, key: tuple, cls: type[Node]) -> Tensor:
@@ -101,9 +109,10 @@ class IndexBackward0(SelectBackward0):
         return (scatter_into_zeros(g, self.self_sym_sizes, self.key),)
 
 
-def _gather(a: Tensor, advanced: dict[int, np.ndarray], sources: tuple = ()) -> Tensor:
-    """a[key] for advanced indices at the given dims; masks become their nonzero() indices.
-    `sources`: the index tensors the caller gave, saved for backward's version check."""
+def _numpy_key(a: Tensor, advanced: dict[int, np.ndarray]) -> tuple:
+    """The numpy key of advanced indices at the given dims (masks become their nonzero()
+    indices), checked as PyTorch checks them. Its arrays are new: backward reads the places the
+    forward used, whatever happens to the index tensors they came from."""
     key: list[Any] = [slice(None)] * a.ndim
     for n, (d, idx) in enumerate(sorted(advanced.items())):
         if idx.dtype == np.bool_:
@@ -123,10 +132,28 @@ def _gather(a: Tensor, advanced: dict[int, np.ndarray], sources: tuple = ()) -> 
                 f"index {int(bad.flat[0])} is out of bounds for dimension {n} with size {size}"
             )
         key[d] = idx.astype(np.int64)
+    arrays = [k for k in key if not isinstance(k, slice)]
+    try:
+        np.broadcast_shapes(*(k.shape for k in arrays))
+    except ValueError:
+        shapes = ", ".join(str(list(k.shape)) for k in arrays)
+        raise IndexError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
+        ) from None
     last = max(i for i, k in enumerate(key) if not isinstance(k, slice))
-    key = tuple(key[: last + 1])
+    return tuple(key[: last + 1])
+
+
+def _saved(sources: tuple) -> dict:
+    return {f"indices{i}": t for i, t in enumerate(sources)}
+
+
+def _gather(a: Tensor, advanced: dict[int, np.ndarray], sources: tuple = ()) -> Tensor:
+    """a[key] for advanced indices at the given dims. `sources`: the index tensors the caller
+    gave, saved for backward's version check."""
+    key = _numpy_key(a, advanced)
     data = np.ascontiguousarray(a._data[key])  # numpy may lay the result out transposed
-    save = {f"indices{i}": t for i, t in enumerate(sources)}
+    save = _saved(sources)
     return record(
         IndexBackward0,
         data,
@@ -159,7 +186,8 @@ def _is_flag(k: Any) -> bool:
 
 
 def _index_array(k: Any) -> np.ndarray:
-    if not isinstance(k, (list, tuple, np.ndarray)):
+    """A sequence (list, tuple, range) or tensor used as an index, as an array."""
+    if not isinstance(k, (list, tuple, range, np.ndarray)):
         raise IndexError(
             "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
             f"Variables are valid indices (got {type(k).__name__})"
@@ -181,23 +209,22 @@ def _dims_taken(k: Any) -> int:
     return arr.ndim if arr.dtype == np.bool_ else 1
 
 
-class AliasBackward0(Node):
-    def backward(self, g):
-        return (g,)
-
-
 def _saved_index(k: Any) -> bool:
     """An index tensor PyTorch keeps for backward (and checks): any but a 0-d one, which is
     read at once (an integer selects, True/False adds a dim)."""
     return isinstance(k, Tensor) and k._data.ndim > 0
 
 
-def getitem(a: Tensor, key: Any) -> Tensor:
-    """PyTorch's indexing: ints select, slices slice and None unsqueezes one after the other
-    (views); the advanced indices (lists, tensors, masks, True/False) then gather a copy."""
-    if isinstance(key, slice):  # a lone slice is recorded even when it keeps everything
-        return _slice(a, 0, key, always=True)
-    items = _normalize_key(key)
+def index_views(a: Tensor, key: Any, lone_slice: bool = True) -> tuple[Tensor, dict, tuple]:
+    """PyTorch's indexing, first part: ints select, slices slice and None unsqueezes one after
+    the other (views). Returns that view, the advanced indices left to apply (dim -> array of
+    lists, tensors, masks, True/False) and the index tensors PyTorch saves. `lone_slice`: `a[s]`
+    with a lone slice keeping everything is still recorded (reading; writing skips it)."""
+    if isinstance(key, slice):
+        return _slice(a, 0, key, always=lone_slice), {}, ()
+    if not isinstance(key, tuple):
+        key = tuple(key) if _as_tuple(key) else (key,)
+    items = tuple(k._data if isinstance(k, Tensor) else k for k in key)
     specified = sum(_dims_taken(k) for k in items)
     if specified > a.ndim:
         if a.ndim == 0 and any(_is_int(k) for k in items):
@@ -225,27 +252,69 @@ def getitem(a: Tensor, key: Any) -> Tensor:
         else:
             advanced[dim] = _index_array(k)
             dim += advanced[dim].ndim if advanced[dim].dtype == np.bool_ else 1
+    return out, advanced, tuple(k for k in key if _saved_index(k))
+
+
+class AliasBackward0(Node):
+    def backward(self, g):
+        return (g,)
+
+
+def getitem(a: Tensor, key: Any) -> Tensor:
+    """a[key]: the basic indices as views (`index_views`), then the advanced ones gather a
+    copy; a key that changes nothing is an alias, as in PyTorch."""
+    out, advanced, sources = index_views(a, key)
     if advanced:
-        sources = tuple(k for k in (key if isinstance(key, tuple) else (key,)) if _saved_index(k))
         return _gather(out, advanced, sources)
     return _basic(a, (Ellipsis,), AliasBackward0) if out is a else out
 
 
 class IndexPutBackward0(Node):
     """The written places get exactly 0 (PyTorch puts zeros there with index_put: inf or NaN
-    in g stays out); the value gets g read back at them."""
+    in g stays out); the value gets g read back at them. The index tensors are saved (and
+    version-checked) as PyTorch saves them."""
 
     def backward(self, g):
+        for name in self.index_names:
+            self.saved(name)
+        key = self.saved("indices")  # the places written (freed with the graph, as in PyTorch)
         kept = np.ones(g.shape, dtype=bool)
-        kept[self.key] = False
-        return formula.keep(kept, g), g[self.key]
+        kept[key] = False
+        # no gradient is computed for a value that needs none (a Python number, say)
+        gv = g[key] if self.next_functions[1][0] is not None else None
+        return formula.keep(kept, g), gv
 
 
-def index_put(a: Tensor, key: Any, value: Tensor) -> Tensor:
-    """Out-of-place `a[key] = value` for advanced keys; setitem runs it in place. The key's
-    arrays are copied: backward scatters to the places the forward wrote, whatever happens to
-    the index tensors they came from."""
-    key = tuple(np.array(k) if isinstance(k, np.ndarray) else k for k in key)
+def put_key(a: Tensor, advanced: dict[int, np.ndarray], value: Tensor) -> tuple:
+    """The numpy key of `a[indices] = value`, once the value is known to fit its places."""
+    key = _numpy_key(a, advanced)
+    target = a._data[key].shape
+    try:
+        fits = np.broadcast_shapes(value.shape, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to "
+            f"indexing result of shape {list(target)}"
+        )
+    return key
+
+
+def index_put(a: Tensor, advanced: dict[int, np.ndarray], value: Tensor, sources: tuple = ()):
+    """Out-of-place `a[indices] = value` for advanced indices at the given dims (as
+    `index_views` leaves them); setitem runs it in place."""
+    key = put_key(a, advanced, value)
     data = a._data.copy()
     data[key] = np.broadcast_to(value._data, data[key].shape)
-    return record(IndexPutBackward0, data, (a, value), key=key)
+    save = _saved(sources)
+    names = tuple(save)
+    save["indices"] = key
+    return record(IndexPutBackward0, data, (a, value), save=save, index_names=names)
+
+
+def written_places(a: Tensor, advanced: dict[int, np.ndarray]) -> np.ndarray:
+    """Where index_put writes: a bool mask of a's shape."""
+    mask = np.zeros(a.shape, dtype=bool)
+    mask[_numpy_key(a, advanced)] = True
+    return mask

@@ -7,6 +7,7 @@ Writing into a view rebases the view's base instead, through a CopySlices node.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -15,20 +16,73 @@ import numpy as np
 from ..core import grad_mode
 from ..core.dtypes import SCALAR_NAMES, from_numpy_dtype
 from ..core.node import Node, edge_of
-from ..core.saved import SavedTensor
+from ..core.saved import FREED_MESSAGE, SavedTensor
 from ..core.tensor import Tensor
 from . import formula
-from ._record import as_tensor_like, record, should_record
+from ._record import record, should_record
 from .flat import gather_flat, scatter_flat
-from .indexing import _is_advanced, _normalize_key, getitem, index_put
+from .shape import broadcast_shapes
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation."
 )
+OVERLAP_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+# Views PyTorch forbids to write in place (and whose history it refuses once their base was
+# written): `_creation_meta` names why, the second half of PyTorch's message.
+CREATION_META = {
+    "multi_output": "This view is the output of a function that returns multiple views. Such "
+    "functions do not allow the output views to be modified inplace. You should replace the "
+    "inplace operation by an out-of-place one.",
+    "no_grad": "Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+    "clarify your code by moving both the view and the inplace either both inside the no_grad "
+    "block (if you don't want the inplace to be tracked) or both outside (if you want the "
+    "inplace to be tracked).",
+}
+
+# When an in-place op refuses to write into an expanded tensor (several elements, one memory
+# place), relative to its own checks: PyTorch's kernels check the overlap before the dtype
+# (add_), a few ops check their input first (neg_ of a bool), and fill_, zero_, masked_fill_
+# and index_put_ write such tensors (every element that shares a place gets the same value).
+EARLY, LATE, ALLOWED = "early", "late", "allowed"
 
 
-def _check(t: Tensor) -> None:
+def overlapping(a: np.ndarray) -> bool:
+    """PyTorch's internal-overlap test: a dim of size > 1 with stride 0 (an expanded tensor)
+    holding more than one element."""
+    return (
+        0 in a.strides and a.size > 1 and any(s == 0 and n > 1 for n, s in zip(a.shape, a.strides))
+    )
+
+
+def short_name(node: Node) -> str:
+    """A node's name as PyTorch's messages print it: SplitBackward0 -> Split, TBackward1 -> T1."""
+    return re.sub(r"Backward(\d+)$", lambda m: "" if m[1] == "0" else m[1], node.name())
+
+
+def _forbidden_view(view: Tensor, what: str) -> RuntimeError | None:
+    """PyTorch's error for writing `view` (or its base) in place, if its creation forbids it."""
+    meta = view.__dict__.get("_creation_meta")
+    if meta is None:
+        return None
+    node = view._grad_fn
+    if node is None:
+        head = (
+            f"A view was created in no_grad mode and {what} modified inplace with grad mode "
+            "enabled."
+        )
+    else:
+        head = (
+            f"Output {view._output_nr} of {short_name(node)} is a view and {what} modified inplace."
+        )
+    return RuntimeError(f"{head} {CREATION_META[meta]}")
+
+
+def check_inplace(t: Tensor, recording: bool = True) -> None:
+    """PyTorch's checks before writing into `t`; `recording`: some input requires grad."""
     if t._is_inference and not grad_mode._State.inference:
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not "
@@ -36,19 +90,17 @@ def _check(t: Tensor) -> None:
             "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
             "details."
         )
-    if grad_mode.Anywhere.grad_off and not grad_mode._State.enabled:
+    if not recording:
         return
+    base = t._base
+    if base is not None:
+        error = _forbidden_view(t, "is being")
+        if error is not None:
+            raise error
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(LEAF_MESSAGE)
-    base = t._base
-    if base is not None and base._grad_fn is None and base._requires_grad:
-        raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
-    if t._data.ndim and not t._data.flags.writeable:
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor "
-            "refers to a single memory location. Please clone() the tensor before "
-            "performing the operation."
-        )
 
 
 def _snapshot(t: Tensor) -> Tensor:
@@ -58,11 +110,28 @@ def _snapshot(t: Tensor) -> Tensor:
     return old
 
 
-def _write(t: Tensor, data: np.ndarray) -> None:
+def _writable(a: np.ndarray) -> np.ndarray:
+    """`a`, or a writable alias of the same memory (numpy marks expanded arrays read-only)."""
+    if a.flags.writeable:
+        return a
+    alias = a.view()
+    try:
+        alias.flags.writeable = True
+    except ValueError:
+        raise RuntimeError("cannot write into a tensor made from a read-only numpy array") from None
+    return alias
+
+
+def _write(t: Tensor, data: np.ndarray, overlap: str = EARLY, written: Any = None) -> None:
+    """Store `data` (broadcast to t's shape) in t's memory and count a new version.
+    `written`: a callable giving the bool mask of the places the op writes (the others keep
+    their value): on an expanded tensor only those are written, as PyTorch's kernels do."""
     if t._data.dtype != data.dtype and not np.can_cast(data.dtype, t._data.dtype, "same_kind"):
         src = SCALAR_NAMES[from_numpy_dtype(data.dtype).name]
         dst = SCALAR_NAMES[from_numpy_dtype(t._data.dtype).name]
         raise RuntimeError(f"result type {src} can't be cast to the desired output type {dst}")
+    if overlap == LATE and overlapping(t._data):
+        raise RuntimeError(OVERLAP_MESSAGE)
     if data.shape != t._data.shape:
         try:
             data = np.broadcast_to(data, t._data.shape)
@@ -71,39 +140,111 @@ def _write(t: Tensor, data: np.ndarray) -> None:
                 f"output with shape {list(t.shape)} doesn't match the broadcast "
                 f"shape {list(data.shape)}"
             ) from None
-    np.copyto(t._data, data, casting="unsafe")
+    dst = _writable(t._data)
+    if written is not None and overlapping(dst):
+        places = np.nonzero(np.broadcast_to(written(), dst.shape))
+        dst[places] = data[places]  # in order: of the elements sharing a place, the last wins
+    else:
+        np.copyto(dst, data, casting="unsafe")
     t._version_counter.value += 1
 
 
-def _adopt(t: Tensor, result: Tensor) -> None:
-    """Make `t` the output of result's node; saved references to `result` now check `t`."""
-    node = result._grad_fn
-    t._set_history(node, result._output_nr)
-    if node is None:
-        return
-    for key, saved in (node._saved or {}).items():
+def _rebind_saved(node: Node | None, result: Tensor, t: Tensor) -> None:
+    """Saved references to `result` (the op's output) now check `t`, which holds it now."""
+    for key, saved in (node._saved or {}).items() if node is not None else ():
         if isinstance(saved, SavedTensor) and saved._counter is result._version_counter:
             node._saved[key] = SavedTensor(t, is_output=True)
 
 
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+class _Counting:
+    """0, 1, 2...: a read-only array reused (up to a size) by every call of `memory_positions`."""
+
+    array = np.arange(0)
+    LIMIT = 1 << 20
+
+
+def _counting(n: int) -> np.ndarray:
+    if n > _Counting.array.size:
+        if n > _Counting.LIMIT:
+            return np.arange(n)
+        _Counting.array = np.arange(max(n, 2 * _Counting.array.size))
+        _Counting.array.flags.writeable = False
+    return _Counting.array
+
+
+def memory_positions(view: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """Where each element of `view` lives in `base` (positions in base's C order), read off the
+    memory both share, so it holds whatever in-place view op (t_, squeeze_...) changed either:
+    `view`'s strides walk an array holding, at each element's place, its position in base."""
+    if not view.size:
+        return np.zeros(view.shape, np.int64)
+    item = base.itemsize
+    if base.flags.c_contiguous:
+        start, positions = _address(base), _counting(base.size)
+    else:  # each element's position, written at its place in base's memory span
+        offsets = np.zeros((), np.int64)
+        for d, (n, s) in enumerate(zip(base.shape, base.strides)):
+            step = np.arange(n, dtype=np.int64) * (s // item)
+            offsets = offsets + step.reshape((n,) + (1,) * (base.ndim - d - 1))
+        low = int(offsets.min())
+        start = _address(base) + low * item
+        positions = np.full(int(offsets.max()) - low + 1, -1, np.int64)
+        positions[np.ravel(offsets) - low] = np.arange(base.size)
+    try:
+        found = np.ndarray(
+            view.shape,
+            np.int64,
+            buffer=positions,
+            offset=(_address(view) - start) // item * 8,
+            strides=tuple(s // item * 8 for s in view.strides),
+        )
+    except (ValueError, TypeError):
+        found = None
+    if found is None or (found < 0).any():
+        raise RuntimeError("a view no longer lies in its base's memory (was .data replaced?)")
+    return found.copy()
+
+
 def _flat_index(view: Tensor) -> np.ndarray:
-    """Where each element of a view lives in its base, found by viewing an index array."""
-    base = view._base
-    return np.array(view._view_fn(np.arange(base._data.size).reshape(base.shape)))
+    """Where each element of a view lives in its base, as flat positions of the base."""
+    return memory_positions(view._data, view._base._data)
 
 
 def apply_inplace(t: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
     """Run `fn(t, *args)` and store the result in t, with PyTorch's autograd semantics."""
-    _check(t)
+    return run_inplace(t, fn, args, kwargs)
+
+
+def run_inplace(
+    t: Tensor,
+    fn: Callable[..., Tensor],
+    args: tuple,
+    kwargs: dict,
+    overlap: str = EARLY,
+    written: Callable[[], np.ndarray] | None = None,
+) -> Tensor:
+    """`apply_inplace`, with when to refuse an expanded `t` (EARLY, LATE, ALLOWED) and, for the
+    ops ALLOWED to write one, `written` (see `_write`)."""
     tensors = [a for a in (t, *args, *kwargs.values()) if isinstance(a, Tensor)]
-    if not should_record(tensors):  # then `fn` records nothing either
-        _write(t, fn(t, *args, **kwargs)._data)
+    recording = should_record(tensors)
+    check_inplace(t, recording)
+    if overlap == EARLY and overlapping(t._data):
+        raise RuntimeError(OVERLAP_MESSAGE)
+    if not recording:  # then `fn` records nothing either
+        _write(t, fn(t, *args, **kwargs)._data, overlap, written)
         return t
     if t._base is not None:
-        return _inplace_on_view(t, fn, *args, **kwargs)
+        return _inplace_on_view(t, fn, args, kwargs, overlap, written)
     result = fn(_snapshot(t), *args, **kwargs)
-    _write(t, result._data)
-    _adopt(t, result)
+    _write(t, result._data, overlap, written)
+    node = result._grad_fn
+    if node is not None:  # None: t's dtype takes no gradient (copy_ of a float into an int)
+        t._set_history(node, result._output_nr)
+        _rebind_saved(node, result, t)
     return t
 
 
@@ -112,6 +253,7 @@ class CopySlices(Node):
 
     Like PyTorch's, it wraps the in-place op's node `fn`: its edges are the base's old history
     followed by fn's other inputs; the gradient for fn's `self` lands back in the view's region.
+    Once released (backward without retain_graph) it refuses to run again, as PyTorch's does.
     """
 
     runs_on_arrays = False  # it runs `fn` through its Tensor `apply`
@@ -120,104 +262,109 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"  # PyTorch's C++ name
 
     def backward(self, g):
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        grads = self.fn.apply((gather_flat(g, self.flat_index),))
+        base_needed = self.next_functions[0][0] is not None
+        if base_needed and grads[0] is not None and self.overlapping:
+            # PyTorch copies fn's gradient into the view's (expanded) region of the base's
+            raise RuntimeError(OVERLAP_MESSAGE)
         keep = np.ones(g._data.size, dtype=bool)
         keep[self.flat_index.ravel()] = False
-        grads = self.fn.apply((gather_flat(g, self.flat_index),))
         base_grad = formula.keep(keep.reshape(g.shape), g)
         if grads[0] is not None:
             base_grad = base_grad + scatter_flat(grads[0], self.flat_index, tuple(g.shape))
-        return (base_grad,) + tuple(grads[1:])
+        # no gradient for what needs none (a Python number written, say), as in PyTorch
+        others = tuple(
+            gi if fn is not None else None
+            for (fn, _), gi in zip(self.next_functions[1:], grads[1:])
+        )
+        return (base_grad if base_needed else None,) + others
 
     def _release_variables(self) -> dict:
         freed = self.fn._release_variables()
-        self._freed = self.fn._freed
+        self._freed_shapes = self.fn._freed_shapes
+        self._freed = True
         return freed
 
 
-def _inplace_on_view(view: Tensor, fn: Callable[..., Tensor], *args: Any, **kw: Any) -> Tensor:
+def _inplace_on_view(
+    view: Tensor, fn: Callable[..., Tensor], args: tuple, kwargs: dict, overlap: str, written
+) -> Tensor:
     base = view._base
-    flat_index = _flat_index(view)
-    result = fn(_snapshot(view), *args, **kw)
+    result = fn(_snapshot(view), *args, **kwargs)
     op = result._grad_fn
+    if op is None:  # the view's dtype takes no gradient: a plain write
+        _write(view, result._data, overlap, written)
+        return view
     node = CopySlices()
     node.next_functions = (edge_of(base),) + op.next_functions[1:]
     node._input_meta = ((base._data.shape, base._data.dtype),) + op._input_meta[1:]
-    node.fn, node.flat_index = op, flat_index
-    _write(view, result._data)
+    node.fn, node.flat_index = op, _flat_index(view)
+    node.overlapping = overlapping(view._data)
+    _write(view, result._data, overlap, written)
     base._set_history(node, 0)
-    view._regenerate_view_history()
+    regenerate_view_history(view, node.flat_index)
+    _rebind_saved(op, result, view)
     return view
 
 
 class AsStridedBackward0(Node):
-    """A written view's new history: a window into its base's new history."""
+    """A written view's new history: a window into its base's new history. An empty window
+    sends back zeros with no history, as PyTorch's does."""
 
     def backward(self, g):
+        if not self.flat_index.size:
+            zeros = np.zeros(self.base_shape, dtype=formula.data(g).dtype)
+            return (Tensor._wrap(zeros) if isinstance(g, Tensor) else zeros,)
         return (scatter_flat(g, self.flat_index, self.base_shape),)
 
 
-def regenerate_view_history(view: Tensor) -> None:
+def regenerate_view_history(view: Tensor, flat_index: np.ndarray | None = None) -> None:
     """Tensor._regenerate_view_history: after its base (or a sibling view) was written in place,
-    the view's history is a fresh AsStridedBackward0 linking it to the base's current one."""
-    view._view_version = view._version_counter.value
-    view._set_history(_view_of_base(view), 0)
-
-
-def _view_of_base(view: Tensor):
+    the view's history is a fresh AsStridedBackward0 linking it to the base's current one.
+    A view PyTorch forbids to write (an output of split, say) refuses. `flat_index`:
+    `_flat_index(view)`, when the caller has it."""
     base = view._base
-    if not base.requires_grad:
-        return None
-    return record(
-        AsStridedBackward0,
-        view._data,
-        (base,),
-        flat_index=_flat_index(view),
-        base_shape=tuple(base.shape),
-    )._grad_fn
+    if base.requires_grad:
+        error = _forbidden_view(view, "its base or another view of its base has been")
+        if error is not None:
+            raise error
+    view._view_version = view._version_counter.value
+    node = None
+    if base.requires_grad:
+        node = record(
+            AsStridedBackward0,
+            view._data,
+            (base,),
+            flat_index=_flat_index(view) if flat_index is None else flat_index,
+            base_shape=tuple(base.shape),
+        )._grad_fn
+    view._set_history(node, 0)
 
 
-# --- PyTorch's in-place methods on top of their out-of-place twins -------------------------
-class FillBackward0(Node):
-    def backward(self, g):
-        return (formula.zeros_like(g),)
-
-
-def fill(t: Tensor, value: Any) -> Tensor:
-    return record(
-        FillBackward0,
-        np.full(t.shape, value._data if isinstance(value, Tensor) else value, dtype=t._data.dtype),
-        (t,),
-    )
-
-
-class ZeroBackward0(FillBackward0):
-    pass
-
-
-def zero(t: Tensor) -> Tensor:
-    return record(ZeroBackward0, np.zeros(t.shape, dtype=t._data.dtype), (t,))
-
-
+# --- copy_, which the engine also records (accumulating under create_graph) ---------------
 class CopyBackwards(Node):
     def name(self) -> str:
         return "torch::autograd::CopyBackwards"  # PyTorch's C++ name
 
     def backward(self, g):
-        return formula.zeros_like(g), g
+        return formula.zeros_like(g), (g if self.next_functions[1][0] is not None else None)
 
 
-def copy(t: Tensor, src: Any) -> Tensor:
-    src = as_tensor_like(src)
-    data = np.broadcast_to(src._data, t.shape).astype(t._data.dtype)
-    return record(CopyBackwards, np.array(data), (t, src))
-
-
-def setitem(t: Tensor, key: Any, value: Any) -> None:
-    """t[key] = value: basic keys write through a view, advanced keys use index_put."""
-    value = as_tensor_like(value)
-    nkey = _normalize_key(key)
-    if any(_is_advanced(k) or (isinstance(k, np.ndarray) and k.dtype == np.bool_) for k in nkey):
-        nkey = tuple(np.asarray(k) if isinstance(k, list) else k for k in nkey)
-        apply_inplace(t, index_put, nkey, value.to(t.dtype) if value.dtype != t.dtype else value)
-        return
-    apply_inplace(getitem(t, key), copy, value)
+def copy(t: Tensor, src: Tensor) -> Tensor:
+    """src broadcast to t and cast to t's dtype; an integer `t` takes no gradient, as in
+    PyTorch."""
+    if not isinstance(src, Tensor):
+        raise TypeError(
+            f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}"
+        )
+    shape = broadcast_shapes(tuple(t.shape), tuple(src.shape))
+    if shape != tuple(t.shape):
+        raise RuntimeError(
+            f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(shape)}"
+        )
+    data = np.array(np.broadcast_to(src._data, shape), dtype=t._data.dtype)
+    if not t.dtype.is_floating_point:
+        return Tensor._wrap(data)
+    return record(CopyBackwards, data, (t, src))

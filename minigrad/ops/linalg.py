@@ -6,6 +6,8 @@ graph (grad_fn names, views, copies) is the one PyTorch records.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core import dtypes
@@ -13,16 +15,18 @@ from ..core.dtypes import SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
-from ._record import operands, record
-from .shape import SqueezeBackward4, broadcast_shapes, unsafe_view
+from ._record import record
+from .shape import SqueezeBackward4, broadcast_shapes, expand, unsafe_view
 
 
 def _scalar(t: Tensor) -> str:
     return SCALAR_NAMES[t.dtype.name]
 
 
-def _no_bool(t: Tensor, kernel: str) -> None:
-    if t._data.dtype == np.bool_:
+def _no_bool(t: Tensor, kernel: str, *operands: np.ndarray) -> None:
+    """PyTorch has no bool kernel; one that `operands` leave nothing to multiply (an empty
+    operand: an empty result, or zeros) is never reached."""
+    if t._data.dtype == np.bool_ and all(x.size for x in operands):
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
@@ -96,7 +100,7 @@ def mv(a: Tensor, b: Tensor) -> Tensor:
             f"addmv input tensors must have the same dtype, but got {_scalar(b)}, "
             f"{_scalar(a)}, and {_scalar(b)}"
         )
-    _no_bool(a, "addmv_impl_cpu")
+    _no_bool(a, "addmv_impl_cpu", a._data, b._data)
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(
             f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
@@ -114,7 +118,7 @@ class MmBackward0(Node):
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
     _check_mm(a._data, b._data)
-    _no_bool(a, "addmm_impl_cpu_")
+    _no_bool(a, "addmm_impl_cpu_", a._data, b._data)
     return record(MmBackward0, a._data @ b._data, (a, b), save=_saves(a, b, ("self", "mat2")))
 
 
@@ -128,19 +132,24 @@ class BmmBackward0(Node):
 
 
 def bmm(a: Tensor, b: Tensor) -> Tensor:
+    """With nothing to multiply (an empty operand), PyTorch returns zeros before it checks the
+    dtypes (or bool): of mat2's dtype, whatever a's is."""
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError(f"batch{1 if a.ndim != 3 else 2} must be a 3D tensor")
-    if a.dtype is not b.dtype:
-        raise RuntimeError(f"expected scalar type {_scalar(a)} but found {_scalar(b)}")
-    _no_bool(a, "bmm")
-    if b.shape[:2] != (a.shape[0], a.shape[2]):
+    x, y = a._data, b._data
+    if y.shape[:2] != (x.shape[0], x.shape[2]):
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}]."
+            f"[{x.shape[0]}, {x.shape[2]}] but got: [{y.shape[0]}, {y.shape[1]}]."
         )
-    return record(
-        BmmBackward0, np.matmul(a._data, b._data), (a, b), save=_saves(a, b, ("self", "mat2"))
-    )
+    if not (x.size and y.size):
+        data = np.zeros((x.shape[0], x.shape[1], y.shape[2]), y.dtype)
+    else:
+        if a.dtype is not b.dtype:
+            raise RuntimeError(f"expected scalar type {_scalar(a)} but found {_scalar(b)}")
+        _no_bool(a, "bmm")
+        data = np.matmul(x, y)
+    return record(BmmBackward0, data, (a, b), save=_saves(a, b, ("self", "mat2")))
 
 
 def _squeezed(out: Tensor) -> Tensor:
@@ -216,14 +225,66 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
 
 
 class AddmmBackward0(Node):
+    """PyTorch's addmm gradients: g * beta for the bias (summed back to its shape by the
+    engine; beta = 0 still multiplies, so an inf or NaN there gives NaN), alpha * (g @ mat2^T)
+    and alpha * (mat1^T @ g) for the matrices."""
+
     def backward(self, g):
-        m1, m2 = self.saved("mat1"), self.saved("mat2")
+        m1, m2, alpha = self.saved("mat1"), self.saved("mat2"), self.alpha
+        gb = (g if self.beta == 1 else g * self.beta) if _needs(self, 0) else None
         g1 = formula.mm(g, formula.t(m2)) if _needs(self, 1) else None
         g2 = formula.mm(formula.t(m1), g) if _needs(self, 2) else None
-        return g, g1, g2
+        if alpha != 1:
+            g1, g2 = (None if t is None else t * alpha for t in (g1, g2))
+        return gb, g1, g2
 
 
-def addmm(bias: Tensor, m1: Tensor, m2: Tensor) -> Tensor:
-    (tb, t1, t2), (b, x, y), _ = operands(bias, m1, m2)
-    _check_mm(x, y)
-    return record(AddmmBackward0, x @ y + b, (tb, t1, t2), save={"mat1": t1, "mat2": t2})
+def _check_addmm(bias: Tensor, m1: Tensor, m2: Tensor) -> None:
+    """PyTorch's order: both matrices 2-D, the dtypes (bias with mat2, then mat1 with mat2),
+    then the shapes."""
+    for name, m in (("mat1", m1), ("mat2", m2)):
+        if m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    for name, t in (("self", bias), ("mat1", m1)):
+        if t.dtype is not m2.dtype:
+            raise RuntimeError(
+                f"{name} and mat2 must have the same dtype, but got {_scalar(t)} and {_scalar(m2)}"
+            )
+    (n, k), (k2, p) = m1.shape, m2.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{p})")
+
+
+def _check_scale_in_place(beta: Any, dtype: dtypes.dtype) -> None:
+    """With nothing to multiply, PyTorch's addmm is the bias scaled in place (result.mul_(beta)):
+    a beta of a higher kind than the result (1 for bool, 0.5 for int) cannot be cast to it."""
+    kind = 0 if isinstance(beta, bool) else 1 if isinstance(beta, int) else 2
+    if kind > dtype.category:
+        raise RuntimeError(
+            f"result type {('Bool', 'Long', 'Float')[kind]} can't be cast to the desired output "
+            f"type {SCALAR_NAMES[dtype.name]}"
+        )
+
+
+def addmm(bias: Tensor, m1: Tensor, m2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    """beta * bias + alpha * (m1 @ m2), as PyTorch's gemm computes it: a zero beta ignores the
+    bias (NaN included), a zero alpha the product; integer results truncate beta and alpha."""
+    _check_addmm(bias, m1, m2)
+    x, y = m1._data, m2._data
+    try:
+        b = np.broadcast_to(bias._data, (x.shape[0], y.shape[1]))
+    except ValueError:
+        expand(bias.detach(), x.shape[0], y.shape[1])  # raises PyTorch's error
+        raise
+    _no_bool(m1, "addmm_impl_cpu_", x, y)
+    if not x.shape[1] and b.size and beta != 0:
+        _check_scale_in_place(beta, m1.dtype)
+    scalar = x.dtype.type  # beta and alpha in the result dtype
+    if alpha == 0:
+        out = np.zeros(b.shape, x.dtype)
+    else:
+        out = x @ y if alpha == 1 else scalar(alpha) * (x @ y)
+    if beta != 0:
+        out = out + (b if beta == 1 else scalar(beta) * b)
+    save = _saves(m1, m2, ("mat1", "mat2"))
+    return record(AddmmBackward0, out, (bias, m1, m2), save=save, beta=beta, alpha=alpha)

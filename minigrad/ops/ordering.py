@@ -33,19 +33,29 @@ class SortBackward0(Node):
         return (scatter_into_zeros(g, self.shape, key),)
 
 
+class SortBackward1(SortBackward0):
+    """sort called with `stable=` (PyTorch's other overload): the same formula."""
+
+
 def _order(x: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    if x.ndim == 0:
+        return np.zeros((), np.int64)
     if not descending:
-        return np.argsort(x, axis=dim, kind="stable")
+        return np.argsort(x, axis=dim, kind="stable").astype(np.int64, copy=False)
     values = x.astype(np.int64) if x.dtype.kind in "bu" else x
     nan_last = ~np.isnan(values) if values.dtype.kind == "f" else np.ones(x.shape, bool)
-    return np.lexsort((np.negative(values), nan_last), axis=dim)  # stable: ties keep order
+    order = np.lexsort((np.negative(values), nan_last), axis=dim)  # stable: ties keep order
+    return order.astype(np.int64, copy=False)
 
 
-def sort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> SortResult:
+def sort(
+    a: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = None
+) -> SortResult:
     d = wrap_dim(dim, a.ndim)
     x = a._data
-    idx = np.zeros((), np.int64) if x.ndim == 0 else _order(x, d, descending).astype(np.int64)
+    idx = _order(x, d, descending)
     values = x.copy() if x.ndim == 0 else np.take_along_axis(x, idx, d)
     indices = Tensor._wrap(idx)
-    out = record(SortBackward0, values, (a,), save={"indices": indices}, dim=d, shape=x.shape)
+    cls = SortBackward0 if stable is None else SortBackward1
+    out = record(cls, values, (a,), save={"indices": indices}, dim=d, shape=x.shape)
     return SortResult(out, indices)

@@ -1,14 +1,18 @@
 """Piecewise-constant ops (sign, round, floor, ceil, trunc): their gradient is zero almost
-everywhere, which PyTorch records as a node that returns zeros; argsort has no gradient."""
+everywhere, which PyTorch records as a node that returns zeros; argsort has no gradient.
+Integer tensors are already whole: rounding returns a copy (bool has no kernel)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..core.dtypes import SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
 from ._record import record
+from .ordering import _order
+from .shape import wrap_dim
 
 
 class _ZeroGradient(Node):
@@ -28,12 +32,33 @@ def sign(a: Tensor) -> Tensor:
     return record(SignBackward0, x.copy() if x.dtype == np.bool_ else formula.sign(x), (a,))
 
 
+def _integral(a: Tensor, kernel: str) -> Tensor | None:
+    """A copy of an integer tensor (already whole), PyTorch's error for bool, else None."""
+    x = a._data
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    return Tensor._wrap(x.copy()) if x.dtype.kind != "f" else None
+
+
 class RoundBackward0(_ZeroGradient):
     pass
 
 
-def round(a: Tensor, decimals: int = 0) -> Tensor:  # noqa: A001
-    return record(RoundBackward0, np.round(a._data, decimals), (a,))
+class RoundBackward1(_ZeroGradient):
+    """round(decimals=...): PyTorch's other overload, even for decimals=0."""
+
+
+def round(a: Tensor, decimals: int | None = None) -> Tensor:  # noqa: A001
+    if decimals is None:
+        whole = _integral(a, "round_vml_cpu")
+        return whole if whole is not None else record(RoundBackward0, np.round(a._data), (a,))
+    x = a._data
+    if x.dtype.kind != "f":
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{SCALAR_NAMES[a.dtype.name]}'"
+        )
+    return record(RoundBackward1, np.round(x, decimals), (a,))
 
 
 class FloorBackward0(_ZeroGradient):
@@ -41,7 +66,8 @@ class FloorBackward0(_ZeroGradient):
 
 
 def floor(a: Tensor) -> Tensor:
-    return record(FloorBackward0, np.floor(a._data), (a,))
+    whole = _integral(a, "floor_vml_cpu")
+    return whole if whole is not None else record(FloorBackward0, np.floor(a._data), (a,))
 
 
 class CeilBackward0(_ZeroGradient):
@@ -49,7 +75,8 @@ class CeilBackward0(_ZeroGradient):
 
 
 def ceil(a: Tensor) -> Tensor:
-    return record(CeilBackward0, np.ceil(a._data), (a,))
+    whole = _integral(a, "ceil_vml_cpu")
+    return whole if whole is not None else record(CeilBackward0, np.ceil(a._data), (a,))
 
 
 class TruncBackward0(_ZeroGradient):
@@ -57,9 +84,13 @@ class TruncBackward0(_ZeroGradient):
 
 
 def trunc(a: Tensor) -> Tensor:
-    return record(TruncBackward0, np.trunc(a._data), (a,))
+    whole = _integral(a, "trunc_vml_cpu")
+    return whole if whole is not None else record(TruncBackward0, np.trunc(a._data), (a,))
 
 
-def argsort(a: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
-    keys = -a._data if descending else a._data
-    return Tensor._wrap(np.argsort(keys, axis=dim, kind="stable").astype(np.int64))
+def argsort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The indices sort() returns (ties in their original order, NaN the largest)."""
+    d = wrap_dim(dim, a.ndim)
+    if a.ndim == 0:
+        return Tensor._wrap(np.zeros((), np.int64))
+    return Tensor._wrap(_order(a._data, d, descending).astype(np.int64))

@@ -1,8 +1,11 @@
-"""Reductions (sum, mean, max/min, var/std, norm) and softmax-style normalisations."""
+"""Reductions (sum, mean, max/min, argmax/argmin, var/std, norm), the elementwise
+maximum/minimum, and softmax-style normalisations. The reductions with a dim accept PyTorch's
+numpy-style aliases (axis=, keepdims=)."""
 
 from __future__ import annotations
 
 import builtins
+import functools
 import os
 import warnings
 from collections import namedtuple
@@ -17,7 +20,7 @@ from . import formula
 from ._record import record
 from .elementwise import broadcast_operands
 from .indexing import scatter_into_zeros
-from .shape import wrap_dims
+from .shape import wrap_dim, wrap_dims
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -46,6 +49,22 @@ def _count(shape: tuple, dims: Any) -> int:
     return int(np.prod([shape[d] for d in dims], dtype=np.int64))
 
 
+def numpy_names(fn):
+    """PyTorch's numpy-style keyword aliases: axis= for dim=, keepdims= for keepdim= (both
+    spellings at once is a TypeError, as in PyTorch)."""
+
+    @functools.wraps(fn)
+    def accepting_aliases(*args: Any, **kwargs: Any) -> Any:
+        for alias, name in (("axis", "dim"), ("keepdims", "keepdim")):
+            if alias in kwargs:
+                if name in kwargs:
+                    raise TypeError(f"{fn.__name__}() got an unexpected keyword argument '{alias}'")
+                kwargs[name] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+
+    return accepting_aliases
+
+
 def _sum_dtype(a: Tensor, dtype):
     if dtype is not None:
         return dtype.np
@@ -62,6 +81,7 @@ class SumBackward1(Node):
         return (_expand_back(g, self.self_sym_sizes, self.dim, self.keepdim),)
 
 
+@numpy_names
 def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tensor:  # noqa: A001
     out_dtype = _sum_dtype(a, dtype)
     if dim is None:
@@ -84,17 +104,25 @@ class MeanBackward1(Node):
         return (_expand_back(g, self.self_sym_sizes, self.dim, self.keepdim) / self.count,)
 
 
+@numpy_names
 def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tensor:
+    """With dtype=, the mean of `a` cast to dtype (the gradient comes back in a's dtype)."""
+    if dtype is not None and not dtype.is_floating_point:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Optional dtype must be either a floating "
+            f"point or complex dtype. Got: {dtypes.SCALAR_NAMES[dtype.name]}"
+        )
     if not a.dtype.is_floating_point and dtype is None:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a "
             "floating point or complex dtype. Got: "
             f"{dtypes.SCALAR_NAMES[a.dtype.name]}"
         )
+    x = a._data if dtype is None else a._data.astype(dtype.np, copy=False)
     dims = None if dim is None else _dims(dim, a.ndim)
     count = _count(a.shape, range(a.ndim) if dims is None else dims)
     with np.errstate(invalid="ignore"):  # the mean of nothing is nan, silently
-        data = np.asarray(a._data.sum(axis=dims, keepdims=keepdim) / a._data.dtype.type(count))
+        data = np.asarray(x.sum(axis=dims, keepdims=keepdim) / x.dtype.type(count))
     if dims is None:
         return record(
             MeanBackward0, data, (a,), self_sym_sizes=tuple(a.shape), count=builtins.max(count, 1)
@@ -217,22 +245,67 @@ def _binary_extreme(a: Tensor, b: Tensor, largest: bool) -> Tensor:
     return record(cls, data, (ta, tb), save={"self": ta, "other": tb})
 
 
+def _tensor_other(name: str, other: Any) -> None:
+    if not isinstance(other, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
+        )
+
+
+def maximum(a: Tensor, other: Tensor) -> Tensor:
+    _tensor_other("maximum", other)
+    return _binary_extreme(a, other, largest=True)
+
+
+def minimum(a: Tensor, other: Tensor) -> Tensor:
+    _tensor_other("minimum", other)
+    return _binary_extreme(a, other, largest=False)
+
+
+@numpy_names
 def max(a: Tensor, dim: Any = None, keepdim: bool = False):  # noqa: A001
     if isinstance(dim, Tensor):  # torch.max(a, b) is torch.maximum
         return _binary_extreme(a, dim, largest=True)
     return _minmax(a, dim, keepdim, largest=True)
 
 
+@numpy_names
 def min(a: Tensor, dim: Any = None, keepdim: bool = False):  # noqa: A001
     if isinstance(dim, Tensor):
         return _binary_extreme(a, dim, largest=False)
     return _minmax(a, dim, keepdim, largest=False)
 
 
-def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+def _arg_extreme(a: Tensor, dim: int | None, keepdim: bool, largest: bool) -> Tensor:
+    """argmax/argmin: the first index of the extreme (of the first NaN, if any) in the whole
+    tensor, as a flat index, or along `dim`; PyTorch's errors for bool and empty inputs."""
+    x, name = a._data, "argmax" if largest else "argmin"
+    find = np.argmax if largest else np.argmin
+    if x.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
-        return Tensor._wrap(np.asarray(np.argmax(a._data), dtype=np.int64))
-    return Tensor._wrap(np.asarray(np.argmax(a._data, axis=dim, keepdims=keepdim), np.int64))
+        if x.size == 0:
+            raise IndexError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            )
+        flat = np.asarray(find(x), dtype=np.int64)
+        return Tensor._wrap(flat.reshape((1,) * x.ndim) if keepdim else flat)
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return Tensor._wrap(np.zeros((), np.int64))
+    if x.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return Tensor._wrap(np.asarray(find(x, axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+@numpy_names
+def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    return _arg_extreme(a, dim, keepdim, largest=True)
+
+
+@numpy_names
+def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    return _arg_extreme(a, dim, keepdim, largest=False)
 
 
 # --- var / std / norm -------------------------------------------------------------------
@@ -428,6 +501,7 @@ class VarBackward0(Node):
         return (_var_backward(g, self.saved("self"), self.dim, self.correction, self.keepdim),)
 
 
+@numpy_names
 def var(
     a: Tensor,
     dim: Any = None,
@@ -459,6 +533,7 @@ class StdBackward0(Node):
         return (_var_backward(g, self.saved("self"), self.dim, self.correction, self.keepdim),)
 
 
+@numpy_names
 def std(
     a: Tensor,
     dim: Any = None,
@@ -547,12 +622,13 @@ def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tenso
 
 # --- softmax family ---------------------------------------------------------------------
 def _softmax_input(a: Tensor, dim: int, dtype: Any, kernel: str) -> tuple[Tensor, tuple]:
-    """Cast to `dtype` first (a recorded ToCopy, as in PyTorch); integers have no kernel."""
+    """Cast to `dtype` first (a recorded ToCopy, as in PyTorch); integers have no kernel, which
+    an empty input never reaches."""
     if dtype is not None:
         a = a.to(dtype)
     dims = _dims(dim, a.ndim)
-    if not a.dtype.is_floating_point:
-        last = "_lastdim" if dims == (a.ndim - 1,) else ""
+    if not a.dtype.is_floating_point and a._data.size:
+        last = "_lastdim" if a.ndim == 0 or dims == (a.ndim - 1,) else ""
         raise NotImplementedError(
             f'"{kernel}{last}_kernel_impl" not implemented for '
             f"'{dtypes.SCALAR_NAMES[a.dtype.name]}'"
@@ -569,6 +645,8 @@ class SoftmaxBackward0(Node):
 def softmax(a: Tensor, dim: int, dtype=None) -> Tensor:
     a, dims = _softmax_input(a, dim, dtype, "softmax")
     x = a._data
+    if not a.dtype.is_floating_point:  # empty
+        return Tensor._wrap(x.copy())
     shifted = np.exp(x - x.max(axis=dims, keepdims=True))
     data = shifted / shifted.sum(axis=dims, keepdims=True)
     return record(SoftmaxBackward0, data, (a,), save_result=True, dim=dims)
@@ -583,6 +661,8 @@ class LogSoftmaxBackward0(Node):
 def log_softmax(a: Tensor, dim: int, dtype=None) -> Tensor:
     a, dims = _softmax_input(a, dim, dtype, "log_softmax")
     x = a._data
+    if not a.dtype.is_floating_point:  # empty
+        return Tensor._wrap(x.copy())
     shifted = x - x.max(axis=dims, keepdims=True)
     data = shifted - np.log(np.exp(shifted).sum(axis=dims, keepdims=True))
     return record(LogSoftmaxBackward0, data, (a,), save_result=True, dim=dims)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core.dtypes import LEGACY_NAMES
 from ..core.node import Node
-from ..core.shapes import reduced_dims
+from ..core.shapes import expandable, reduced_dims
 from ..core.tensor import Tensor
 from . import formula
 from ._record import mark_view, operands, record
@@ -132,15 +132,26 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 class TransposeBackward0(Node):
     def backward(self, g):
+        if self.dim0 == self.dim1:  # transpose(1, 1), or a 0-d tensor's transpose(0, -1)
+            return (g,)
         return (formula.transpose(g, self.dim0, self.dim1),)
 
 
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     dim0, dim1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
-    if a.ndim == 0:
-        return permute(a)
-    out = record(TransposeBackward0, np.swapaxes(a._data, dim0, dim1), (a,), dim0=dim0, dim1=dim1)
-    return mark_view(out, a, lambda arr: np.swapaxes(arr, dim0, dim1))
+    data = np.swapaxes(a._data, dim0, dim1) if a.ndim else a._data.view()
+    out = record(TransposeBackward0, data, (a,), dim0=dim0, dim1=dim1)
+    return mark_view(out, a, lambda arr: np.swapaxes(arr, dim0, dim1) if arr.ndim else arr)
+
+
+def mT(a: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
+    """Tensor.mT: the last two dims swapped (matrices only, unlike transpose)."""
+    if a.ndim < 2:
+        raise RuntimeError(
+            "tensor.mT is only supported on matrices or batches of matrices. Got "
+            f"{a.ndim}-D tensor."
+        )
+    return transpose(a, -2, -1)
 
 
 class TBackward0(Node):
@@ -225,10 +236,11 @@ class SqueezeBackward2(SqueezeBackward0):
 
 
 class SqueezeBackward4(Node):
-    """squeeze_(dim), in place: PyTorch's matmul of a vector and a matrix ends with one."""
+    """squeeze_(dim), in place (PyTorch's matmul of a vector and a matrix ends with one): the
+    gradient takes the input's shape back."""
 
     def backward(self, g):
-        return (formula.unsqueeze(g, self.dim),)
+        return (g.reshape(self._input_meta[0][0]),)
 
 
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
@@ -280,19 +292,29 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
 
 
 def sum_to_size(a: Tensor, *shape: Any) -> Tensor:
-    """Sum a broadcast gradient back down to `shape` (the engine's one reduction helper)."""
+    """Sum a broadcast gradient back down to `shape` (the engine's one reduction helper): a sum
+    keeping dims, then a view dropping the leading ones, as PyTorch's sum_to."""
     shape = _shape_arg(shape)
+    if not expandable(shape, tuple(a.shape)):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(a.shape)}}}.")
     dims = reduced_dims(tuple(a.shape), shape)
     if not dims:
         return a
     out = a.sum(dim=dims, keepdim=True)
-    return out.reshape(shape) if a.ndim > len(shape) else out
+    return view(out, shape) if a.ndim > len(shape) else out
 
 
 class CatBackward0(Node):
+    """Each input gets its slice of g; an empty 1-d input gets fresh zeros (no history), as
+    in PyTorch, which accepts such inputs whatever the other shapes."""
+
     def backward(self, g):
         grads, start = [], 0
-        for size in self.sizes:
+        for size, legacy_empty in zip(self.sizes, self.legacy_empty):
+            if legacy_empty:
+                empty = np.zeros((0,), dtype=formula.data(g).dtype)
+                grads.append(Tensor._wrap(empty) if isinstance(g, Tensor) else empty)
+                continue
             idx = [slice(None)] * g.ndim
             idx[self.dim] = slice(start, start + size)
             grads.append(g[tuple(idx)])
@@ -307,21 +329,33 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     for i, x in enumerate(arrays):
         if x.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    d = wrap_dim(dim, arrays[0].ndim)
+    legacy = [x.shape == (0,) for x in arrays]  # PyTorch's empty 1-d tensors join anything
+    joined = [x for x, skip in zip(arrays, legacy) if not skip]
+    first = (joined or arrays)[0]
+    d = wrap_dim(dim, first.ndim) if joined else 0
     for i, x in enumerate(arrays):
-        if x.ndim != arrays[0].ndim:
+        if legacy[i]:
+            continue
+        if x.ndim != first.ndim:
             raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {arrays[0].ndim} and {x.ndim}"
+                f"Tensors must have same number of dimensions: got {first.ndim} and {x.ndim}"
             )
         for k in range(x.ndim):
-            if k != d and x.shape[k] != arrays[0].shape[k]:
+            if k != d and x.shape[k] != first.shape[k]:
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. "
-                    f"Expected size {arrays[0].shape[k]} but got size "
+                    f"Expected size {first.shape[k]} but got size "
                     f"{x.shape[k]} for tensor number {i} in the list."
                 )
-    data = np.concatenate(arrays, axis=d)
-    return record(CatBackward0, data, tuple(tensors), dim=d, sizes=[x.shape[d] for x in arrays])
+    data = np.concatenate(joined or arrays, axis=d)
+    return record(
+        CatBackward0,
+        data,
+        tuple(tensors),
+        dim=d,
+        sizes=[0 if skip else x.shape[d] for x, skip in zip(arrays, legacy)],
+        legacy_empty=legacy,
+    )
 
 
 class StackBackward0(Node):

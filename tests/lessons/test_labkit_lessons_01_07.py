@@ -21,7 +21,7 @@ def passed(out: str) -> bool:
 
 def test_01_setup_check_reports_every_piece(said):
     out = said(lesson01.setup_check)
-    assert "✓ minigrad" in out and "dot" in out and "All set" in out
+    assert "✓ minigrad" in out and "draws a tiny graph" in out and "All set" in out
 
 
 def test_01_first_gradient(said):

@@ -55,6 +55,13 @@ KEYS: dict[str, Any] = {
     "slice_then_bool": lambda L: (slice(None), L.tensor([True, False, True, True, False])),
     "bool_scalar_true": lambda L: True,
     "bool_scalar_false": lambda L: False,
+    "range": lambda L: range(1, 3),
+    "range_step": lambda L: range(0, 4, 2),
+    "range_empty": lambda L: range(0),
+    "tuple_with_range": lambda L: (range(2), 1),
+    # a short list holding sequences or slices is read as a tuple (with a deprecation warning)
+    "list_of_lists": lambda L: [[0, 1], [1, 2]],
+    "list_with_slice": lambda L: [0, slice(None), [1, 2]],
 }
 
 CASES = [op(name, lambda L, a, k=key: a[k(L)], S) for name, key in KEYS.items()] + [

@@ -79,3 +79,108 @@ def test_matmul_of_noncontiguous_batch_without_grad_on_matrix() -> None:
         return graph_of(out), out, a.grad
 
     assert_same_outcome(fn)
+
+
+ADDMM = [
+    op("addmm", lambda L, b, x, y: L.addmm(b, x, y), (3, 5), (3, 4), (4, 5)),
+    op("addmm_row_bias", lambda L, b, x, y: b.addmm(x, y), (5,), (3, 4), (4, 5)),
+    op("addmm_0d_bias", lambda L, b, x, y: L.addmm(b, x, y, beta=2), (), (3, 4), (4, 5)),
+    op(
+        "addmm_beta_alpha",
+        lambda L, b, x, y: L.addmm(b, x, y, beta=0.5, alpha=2.0),
+        (1, 5),
+        (3, 4),
+        (4, 5),
+    ),
+    op("addmm_beta0", lambda L, b, x, y: L.addmm(b, x, y, beta=0), (3, 5), (3, 4), (4, 5)),
+    op("addmm_alpha0", lambda L, b, x, y: L.addmm(b, x, y, alpha=0), (3, 5), (3, 4), (4, 5)),
+    op("addmm_empty_inner", lambda L, b, x, y: L.addmm(b, x, y, beta=-1.5), (3, 5), (3, 0), (0, 5)),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("case", ADDMM)
+def test_addmm_matches_torch(case: Op, dtype: str, request: pytest.FixtureRequest) -> None:
+    check_op(case, dtype, request.node.name)
+
+
+def test_addmm_zero_beta_ignores_the_bias_but_not_its_gradient() -> None:
+    """beta=0: NaN in the bias stays out of the result, yet its gradient is grad * 0."""
+
+    def fn(L: ModuleType) -> Any:
+        b = L.tensor([[float("nan"), 1.0]], requires_grad=True)
+        x, y = L.ones(2, 3, requires_grad=True), L.ones(3, 2, requires_grad=True)
+        out = L.addmm(b, x, y, beta=0)
+        out.backward(L.tensor([[float("nan"), 1.0], [float("inf"), 2.0]]))
+        return out, b.grad, x.grad, y.grad
+
+    assert_same_outcome(fn)
+
+
+PRODUCTS = {
+    "mm_bool_empty_rows": lambda L: L.zeros(0, 3, dtype=L.bool) @ L.zeros(3, 4, dtype=L.bool),
+    "mm_bool_empty_inner": lambda L: L.zeros(3, 0, dtype=L.bool).mm(L.zeros(0, 4, dtype=L.bool)),
+    "mm_bool": lambda L: L.ones(2, 2, dtype=L.bool).mm(L.ones(2, 2, dtype=L.bool)),
+    "mv_bool_empty_inner": lambda L: L.zeros(3, 0, dtype=L.bool).mv(L.zeros(0, dtype=L.bool)),
+    "mv_bool": lambda L: L.ones(3, 2, dtype=L.bool).mv(L.ones(2, dtype=L.bool)),
+    "dot_bool_empty": lambda L: L.zeros(0, dtype=L.bool).dot(L.zeros(0, dtype=L.bool)),
+    "bmm_bool_empty": lambda L: L.zeros(2, 3, 0, dtype=L.bool).bmm(L.zeros(2, 0, 5, dtype=L.bool)),
+    "bmm_bool": lambda L: L.ones(2, 3, 1, dtype=L.bool).bmm(L.ones(2, 1, 5, dtype=L.bool)),
+    "matmul_bool_folded": lambda L: L.zeros(2, 3, 0, dtype=L.bool) @ L.zeros(0, 4, dtype=L.bool),
+    "bmm_dtypes_empty_batch": lambda L: L.zeros(0, 3, 4).bmm(L.zeros(0, 4, 5, dtype=L.float64)),
+    "bmm_dtypes_empty_inner": lambda L: L.zeros(2, 3, 0, dtype=L.float64).bmm(L.zeros(2, 0, 5)),
+    "bmm_dtypes": lambda L: L.zeros(2, 3, 1).bmm(L.zeros(2, 1, 5, dtype=L.float64)),
+    "mm_dtypes_empty": lambda L: L.zeros(3, 0).mm(L.zeros(0, 5, dtype=L.float64)),
+    "addmm_mat1_not_a_matrix": lambda L: L.addmm(L.ones(2, 2), L.ones(3), L.ones(3, 2)),
+    "addmm_bias_dtype_first": lambda L: L.addmm(
+        L.ones(3, 3, dtype=L.float64), L.ones(2, 3), L.ones(2, 3)
+    ),
+    "addmm_mat_dtypes": lambda L: L.addmm(
+        L.ones(2, 2), L.ones(2, 3, dtype=L.float64), L.ones(3, 2)
+    ),
+    "addmm_shapes": lambda L: L.addmm(L.ones(2, 2), L.ones(2, 3), L.ones(2, 3)),
+    "addmm_bias_shape": lambda L: L.addmm(L.ones(3, 2), L.ones(2, 3), L.ones(3, 2)),
+    "addmm_bias_rank": lambda L: L.addmm(L.ones(1, 2, 2), L.ones(2, 3), L.ones(3, 2)),
+    "addmm_int_truncates": lambda L: L.addmm(
+        L.ones(2, dtype=L.int64),
+        L.ones(2, 3, dtype=L.int64),
+        L.ones(3, 2, dtype=L.int64),
+        beta=1.5,
+        alpha=2.7,
+    ),
+    "addmm_bool": lambda L: L.addmm(
+        L.ones(2, 2, dtype=L.bool), L.ones(2, 3, dtype=L.bool), L.ones(3, 2, dtype=L.bool)
+    ),
+    "addmm_positional_scalars": lambda L: L.addmm(L.ones(2), L.ones(2, 3), L.ones(3, 2), 0.5, 2.0),
+}
+
+
+@pytest.mark.parametrize("name", PRODUCTS)
+def test_products_dtypes_and_errors(name: str) -> None:
+    # beta and alpha are keyword-only: both raise a TypeError naming addmm (Python words it)
+    assert_same_outcome(PRODUCTS[name], "addmm()" if name == "addmm_positional_scalars" else None)
+
+
+def test_bmm_of_empty_operands_with_mixed_dtypes_differentiates() -> None:
+    def fn(L: ModuleType) -> Any:
+        a = L.zeros(2, 3, 0, requires_grad=True)
+        b = L.zeros(2, 0, 5, dtype=L.float64, requires_grad=True)
+        out = a.bmm(b)
+        out.backward(L.ones(2, 3, 5, dtype=L.float64))
+        return out, a.grad, b.grad
+
+    assert_same_outcome(fn)
+
+
+@pytest.mark.parametrize("beta", [1, True, 0, 0.5, 2], ids=["int", "true", "zero", "half", "two"])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
+def test_addmm_with_nothing_to_multiply_scales_the_bias_in_place(dtype: str, beta: Any) -> None:
+    """An empty inner dim leaves bias * beta, which PyTorch computes in the result's dtype."""
+
+    def fn(L: ModuleType) -> Any:
+        d = getattr(L, dtype)
+        return L.addmm(
+            L.ones(2, 2, dtype=d), L.ones(2, 0, dtype=d), L.ones(0, 2, dtype=d), beta=beta
+        )
+
+    assert_same_outcome(fn)

@@ -1,4 +1,4 @@
-"""Neural-network ops of minigrad.ops.nn (conv2d, max_pool2d, mse_loss, cross_entropy, nll_loss)
+"""Neural-network ops of minigrad.ops.nn (conv2d, conv_transpose2d, max_pool2d, the losses)
 against torch.nn.functional: values, grad_fn names, gradients and double backward."""
 
 from __future__ import annotations
@@ -49,6 +49,87 @@ CONV = [
     op("conv2d_1x1", lambda L, x, w: F(L).conv2d(x, w), (2, 3, 4, 4), (5, 3, 1, 1)),
     op("conv2d_unbatched", lambda L, x, w: F(L).conv2d(x, w), (2, 5, 5), (3, 2, 3, 3)),
     op("conv2d_then_tanh", lambda L, x, w: F(L).conv2d(x, w).tanh(), (1, 2, 5, 5), (2, 2, 3, 3)),
+    op(
+        "conv2d_groups",
+        lambda L, x, w, b: F(L).conv2d(x, w, b, padding=1, groups=2),
+        (2, 4, 5, 5),
+        (6, 2, 3, 3),
+        (6,),
+    ),
+    op(
+        "conv2d_depthwise",
+        lambda L, x, w: F(L).conv2d(x, w, stride=2, padding=1, groups=3),
+        (2, 3, 6, 6),
+        (3, 1, 3, 3),
+    ),
+    op(
+        "conv2d_dilation",
+        lambda L, x, w: F(L).conv2d(x, w, padding=(2, 1), dilation=(2, 1)),
+        (1, 2, 7, 6),
+        (3, 2, 3, 3),
+    ),
+    op(
+        "conv2d_rectangular",
+        lambda L, x, w: F(L).conv2d(x, w, stride=(1, 2), padding=(0, 1)),
+        (2, 3, 6, 7),
+        (4, 3, 2, 3),
+    ),
+    op(
+        "conv2d_same", lambda L, x, w: F(L).conv2d(x, w, padding="same"), (1, 2, 5, 6), (3, 2, 3, 3)
+    ),
+    op(
+        "conv2d_same_even",  # an even kernel: one more row and column of zeros at the end
+        lambda L, x, w: F(L).conv2d(x, w, padding="same"),
+        (1, 2, 5, 6),
+        (3, 2, 2, 4),
+    ),
+    op(
+        "conv2d_valid",
+        lambda L, x, w: F(L).conv2d(x, w, padding="valid"),
+        (1, 2, 5, 5),
+        (2, 2, 3, 3),
+    ),
+    op(
+        "conv2d_unbatched_groups",
+        lambda L, x, w: F(L).conv2d(x, w, groups=2, dilation=2),
+        (4, 6, 6),
+        (2, 2, 2, 2),
+    ),
+]
+
+CONV_TRANSPOSE = [
+    op(
+        "conv_transpose2d",
+        lambda L, x, w, b: F(L).conv_transpose2d(x, w, b),
+        (2, 3, 4, 4),
+        (3, 2, 3, 3),
+        (2,),
+    ),
+    op(
+        "conv_transpose2d_stride_padding",
+        lambda L, x, w: F(L).conv_transpose2d(x, w, stride=2, padding=1, output_padding=1),
+        (2, 3, 4, 5),
+        (3, 4, 3, 3),
+    ),
+    op(
+        "conv_transpose2d_groups_dilation",
+        lambda L, x, w, b: F(L).conv_transpose2d(x, w, b, (2, 1), (1, 0), (1, 0), 2, (1, 2)),
+        (1, 4, 3, 4),
+        (4, 3, 2, 3),
+        (6,),
+    ),
+    op(
+        "conv_transpose2d_output_padding_by_dilation",  # stride 1: the extra row has no input
+        lambda L, x, w: F(L).conv_transpose2d(x, w, output_padding=1, dilation=2),
+        (1, 2, 3, 3),
+        (2, 2, 2, 2),
+    ),
+    op(
+        "conv_transpose2d_unbatched",
+        lambda L, x, w: F(L).conv_transpose2d(x, w, stride=2),
+        (2, 3, 3),
+        (2, 1, 2, 2),
+    ),
 ]
 
 POOL = [
@@ -58,6 +139,18 @@ POOL = [
     op("max_pool2d_odd", lambda L, x: F(L).max_pool2d(x, 2), (1, 1, 5, 7)),
     op("max_pool2d_unbatched", lambda L, x: F(L).max_pool2d(x, 2), (3, 4, 4)),
     op("max_pool2d_overlap", lambda L, x: F(L).max_pool2d(x, (2, 2), stride=(1, 1)), (1, 2, 4, 4)),
+    op("max_pool2d_ceil", lambda L, x: F(L).max_pool2d(x, 2, ceil_mode=True), (1, 2, 5, 5)),
+    op(
+        "max_pool2d_ceil_padding",
+        lambda L, x: F(L).max_pool2d(x, 3, 2, 1, ceil_mode=True),
+        (2, 1, 6, 7),
+    ),
+    op("max_pool2d_dilation", lambda L, x: F(L).max_pool2d(x, 2, 1, 1, 2), (1, 2, 6, 6)),
+    op(
+        "max_pool2d_rectangular",
+        lambda L, x: F(L).max_pool2d(x, (2, 3), (1, 2), (1, 0), (2, 1)),
+        (1, 2, 6, 7),
+    ),
 ]
 
 LOSSES = [
@@ -111,7 +204,7 @@ LOSSES = [
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("case", CONV + POOL + LOSSES)
+@pytest.mark.parametrize("case", CONV + CONV_TRANSPOSE + POOL + LOSSES)
 def test_nn_op_matches_torch(case: Op, dtype: str, request: pytest.FixtureRequest) -> None:
     check_op(case, dtype, request.node.name)
 

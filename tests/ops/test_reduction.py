@@ -52,6 +52,11 @@ SUM_MEAN = (
         op("sum_1d", lambda L, a: a.sum(0), (5,)),
         op("mean_empty", lambda L, a: a.mean(0), (0, 3)),
         op("sum_empty", lambda L, a: a.sum(), (0, 3)),
+        op("mean_dtype", lambda L, a: a.mean(dtype=L.float64), SHAPE),
+        op("mean_dim_dtype", lambda L, a: L.mean(a, 1, dtype=L.float64), SHAPE),
+        op("sum_numpy_names", lambda L, a: a.sum(axis=(0, 2), keepdims=True), SHAPE),
+        op("mean_keepdims", lambda L, a: L.mean(a, -1, keepdims=True), SHAPE),
+        op("var_keepdims", lambda L, a: a.var(1, keepdims=True), SHAPE),
     ]
 )
 
@@ -96,6 +101,9 @@ MAX_MIN = [
     op("max_binary", lambda L, a, b: L.max(a, b), (3, 4), (3, 4)),
     op("min_binary_broadcast", lambda L, a, b: L.min(a, b), (3, 4), (4,)),
     op("max_binary_method", lambda L, a, b: a.max(b), (2, 3), (2, 3)),
+    op("maximum", lambda L, a, b: L.maximum(a, b), (3, 4), (4,)),
+    op("minimum_method", lambda L, a, b: a.minimum(b), (3, 1), (1, 4)),
+    op("max_numpy_names", lambda L, a: a.max(axis=1, keepdims=True).values, SHAPE),
 ]
 
 SOFTMAX = [
@@ -213,3 +221,66 @@ def test_argmax() -> None:
             L.tensor([[1.0, 5.0, 5.0], [7.0, -1.0, 7.0]]).argmax(1),
         )
     )
+
+
+ARG_EXTREMES = {
+    "whole": lambda L, f, x: f(x),
+    "dim": lambda L, f, x: f(x, 1),
+    "keepdim": lambda L, f, x: f(x, dim=0, keepdim=True),
+    "whole_keepdim": lambda L, f, x: f(x, keepdim=True),
+    "numpy_names": lambda L, f, x: f(x, axis=-1, keepdims=True),
+    "0d": lambda L, f, x: f(x[0, 0], 0),
+    "0d_bad_dim": lambda L, f, x: f(x[0, 0], 1),
+    "bad_dim": lambda L, f, x: f(x, 2),
+    "empty": lambda L, f, x: f(x[:0]),
+    "empty_dim": lambda L, f, x: f(x[:0], 0),
+    "empty_other_dim": lambda L, f, x: f(x[:0], 1),
+    "bool": lambda L, f, x: f(x > 0),
+    "int": lambda L, f, x: f(x.long(), 1),
+}
+
+
+@pytest.mark.parametrize("fn", ["argmax", "argmin"])
+@pytest.mark.parametrize("name", ARG_EXTREMES)
+def test_argmax_argmin(name: str, fn: str) -> None:
+    """Ties pick the first index, NaN counts as the extreme; PyTorch's errors otherwise."""
+
+    def run(L: ModuleType) -> Any:
+        x = L.tensor([[1.0, 5.0, 5.0, -2.0], [7.0, float("nan"), 7.0, -2.0]])
+        return ARG_EXTREMES[name](L, getattr(L, fn), x), ARG_EXTREMES[name](
+            L, lambda t, *a, **k: getattr(t, fn)(*a, **k), x
+        )
+
+    assert_same_outcome(run)
+
+
+ARGUMENTS = {
+    "mean_int_dtype": lambda L: L.tensor([1, 2]).mean(dtype=L.int64),
+    "mean_bool_to_double": lambda L: L.tensor([True, False, True]).mean(dtype=L.float64),
+    "mean_int_to_float": lambda L: L.tensor([1, 2]).mean(0, dtype=L.float32),
+    "sum_both_keepdims": lambda L: L.ones(2).sum(0, keepdim=True, keepdims=True),
+    "maximum_of_a_number": lambda L: L.maximum(L.ones(2), 2.0),
+    "maximum_bool": lambda L: L.maximum(L.tensor([True, False]), L.tensor([False, False])),
+    "softmax_int_empty": lambda L: L.softmax(L.zeros(0, 3, dtype=L.int64), 1),
+    "log_softmax_bool_empty": lambda L: L.zeros(3, 0, dtype=L.bool).log_softmax(0),
+    "softmax_int": lambda L: L.zeros(2, 3, dtype=L.int64).softmax(0),
+    "softmax_int_last_dim": lambda L: L.zeros(2, 3, dtype=L.int64).softmax(-1),
+    "softmax_int_0d": lambda L: L.zeros((), dtype=L.int64).softmax(0),
+    "log_softmax_bool_0d": lambda L: L.log_softmax(L.tensor(True), 0),
+    "softmax_empty_to_int": lambda L: L.zeros(0, 3).softmax(1, dtype=L.int64),
+}
+
+
+@pytest.mark.parametrize("name", ARGUMENTS)
+def test_arguments_dtypes_and_errors(name: str) -> None:
+    assert_same_outcome(ARGUMENTS[name])
+
+
+def test_mean_dtype_sends_the_gradient_back_in_the_input_dtype() -> None:
+    def fn(L: ModuleType) -> Any:
+        x = L.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
+        out = x.mean(1, dtype=L.float64)
+        out.backward(L.tensor([1.0, -2.0], dtype=L.float64))
+        return out, x.grad
+
+    assert_same_outcome(fn)

@@ -1,15 +1,16 @@
-"""Sequential and ModuleList: modules held by position, registered under '0', '1', ..."""
+"""Sequential and ModuleList: modules held by position, registered under '0', '1', ...;
+ModuleDict: modules held by name."""
 
 from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from typing import Any
 
 from .module import Module
 
-__all__ = ["ModuleList", "Sequential"]
+__all__ = ["ModuleDict", "ModuleList", "Sequential"]
 
 
 class _IndexedModules(Module):
@@ -105,3 +106,70 @@ class ModuleList(_IndexedModules):
 
     def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
         return self.extend(modules)
+
+
+class ModuleDict(Module):
+    """A dict whose modules are registered, in insertion order, under their keys."""
+
+    def __init__(self, modules: Mapping[str, Module] | Iterable | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._modules
+
+    def clear(self) -> None:
+        self._modules.clear()
+
+    def pop(self, key: str) -> Module:
+        module = self[key]
+        del self[key]
+        return module
+
+    def keys(self) -> KeysView[str]:
+        return self._modules.keys()
+
+    def items(self) -> ItemsView[str, Module]:
+        return self._modules.items()
+
+    def values(self) -> ValuesView[Module]:
+        return self._modules.values()
+
+    def update(self, modules: Mapping[str, Module] | Iterable) -> None:
+        """Add from a mapping (its order), or from an iterable of (key, module) pairs."""
+        if not isinstance(modules, Iterable):
+            raise TypeError(
+                "ModuleDict.update should be called with an iterable of key/value pairs, "
+                "but got " + type(modules).__name__
+            )
+        if isinstance(modules, (Mapping, ModuleDict)):
+            for key, module in modules.items():
+                self[key] = module
+            return
+        for j, pair in enumerate(modules):
+            if not isinstance(pair, Iterable):
+                raise TypeError(  # sic: PyTorch's message lacks the space after "is"
+                    f"ModuleDict update sequence element #{j} should be Iterable; is"
+                    f"{type(pair).__name__}"
+                )
+            if len(pair) != 2:
+                raise ValueError(
+                    f"ModuleDict update sequence element #{j} has length {len(pair)}; 2 is required"
+                )
+            self[pair[0]] = pair[1]

@@ -1,25 +1,106 @@
-"""Conv2d over minigrad's conv2d op (square kernels, groups=1, zero padding)."""
+"""Conv2d and ConvTranspose2d over minigrad's conv ops (zero padding only: the other padding
+modes need an F.pad minigrad does not have)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ... import creation
-from ...core.tensor import Tensor
+from ...core.tensor import Size, Tensor
 from .. import functional as F
 from ..parameter import Parameter
 from .linear import reset_weight_and_bias
 from .module import Module
 
-__all__ = ["Conv2d"]
+__all__ = ["Conv2d", "ConvTranspose2d"]
 
 
 def _pair(v: Any) -> tuple:
     return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
 
 
-class Conv2d(Module):
-    """2-D cross-correlation; weight (out_channels, in_channels, kh, kw), PyTorch's init."""
+class _ConvNd(Module):
+    """What both layers share: PyTorch's argument checks, weight (out_channels,
+    in_channels/groups, kh, kw) or, transposed, (in_channels, out_channels/groups, kh, kw),
+    and PyTorch's init."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any,
+        padding: Any,
+        dilation: Any,
+        transposed: bool,
+        output_padding: Any,
+        groups: int,
+        bias: bool,
+        padding_mode: str,
+        dtype: Any,
+    ) -> None:
+        super().__init__()
+        stride = _pair(stride)
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            valid = {"same", "valid"}
+            if padding not in valid:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in modes:
+            raise ValueError(
+                f"padding_mode must be one of {modes}, but got padding_mode='{padding_mode}'"
+            )
+        if padding_mode != "zeros":
+            raise NotImplementedError(
+                f"minigrad's {type(self).__name__} supports padding_mode='zeros' only"
+            )
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride = _pair(kernel_size), stride
+        self.padding = padding if isinstance(padding, str) else _pair(padding)
+        self.dilation, self.transposed = _pair(dilation), transposed
+        self.output_padding, self.groups = _pair(output_padding), groups
+        self.padding_mode = padding_mode
+        shape = (out_channels, in_channels // groups)
+        if transposed:
+            shape = (in_channels, out_channels // groups)
+        self.weight = Parameter(creation.empty((*shape, *self.kernel_size), dtype=dtype))
+        if bias:
+            self.bias = Parameter(creation.empty(out_channels, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        reset_weight_and_bias(self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        s = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
+        )
+        if self.padding != (0,) * len(self.padding):
+            s += f", padding={self.padding}"
+        if self.dilation != (1, 1):
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0, 0):
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class Conv2d(_ConvNd):
+    """2-D cross-correlation, padding a number, a pair, 'valid' or 'same'."""
 
     def __init__(
         self,
@@ -35,72 +116,101 @@ class Conv2d(Module):
         device: Any = None,
         dtype: Any = None,
     ) -> None:
-        super().__init__()
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
-        self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
-        self.dilation = _pair(dilation)
-        if isinstance(padding, str):
-            valid = {"same", "valid"}
-            if padding not in valid:
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid}")
-            if padding == "same" and any(s != 1 for s in self.stride):
-                raise ValueError("padding='same' is not supported for strided convolutions")
-            self.padding = padding
-        else:
-            self.padding = _pair(padding)
-        if padding_mode != "zeros":
-            raise NotImplementedError("minigrad's Conv2d supports padding_mode='zeros' only")
-        self.in_channels, self.out_channels = in_channels, out_channels
-        self.groups, self.padding_mode = groups, padding_mode
-        self.transposed, self.output_padding = False, (0, 0)
-        self.weight = Parameter(
-            creation.empty((out_channels, in_channels // groups, *self.kernel_size), dtype=dtype)
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            False,
+            0,
+            groups,
+            bias,
+            padding_mode,
+            dtype,
         )
-        if bias:
-            self.bias = Parameter(creation.empty(out_channels, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        reset_weight_and_bias(self.weight, self.bias)
-
-    def _numeric_padding(self) -> tuple:
-        if self.padding == "valid":
-            return (0, 0)
-        if self.padding == "same":
-            if any(k % 2 == 0 for k in self.kernel_size):
-                raise NotImplementedError("minigrad's padding='same' needs odd kernel sizes")
-            return tuple(k // 2 for k in self.kernel_size)
-        return self.padding
 
     def forward(self, input: Tensor) -> Tensor:
         return F.conv2d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
+
+
+class ConvTranspose2d(_ConvNd):
+    """The transpose of Conv2d (its input gradient as a layer); forward's output_size picks the
+    output_padding that reaches that size."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: Any = 1,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            True,
+            output_padding,
+            groups,
+            bias,
+            padding_mode,
+            dtype,
+        )
+
+    def _output_padding(self, input: Tensor, output_size: Any) -> tuple:
+        """PyTorch's _ConvTransposeNd._output_padding: the extra rows and columns that make
+        the output `output_size` (its last two entries), checked against what is reachable."""
+        if output_size is None:
+            return self.output_padding
+        outer = 2 if input.ndim == 4 else 1
+        size = list(output_size)
+        if len(size) == outer + 2:
+            size = size[outer:]
+        if len(size) != 2:
+            raise ValueError(
+                f"ConvTranspose2D: for {input.ndim}D input, output_size must have 2 or "
+                f"{outer + 2} elements (got {len(size)})"
+            )
+        low = [
+            (input.shape[a + outer] - 1) * self.stride[a]
+            - 2 * self.padding[a]
+            + self.dilation[a] * (self.kernel_size[a] - 1)
+            + 1
+            for a in (0, 1)
+        ]
+        high = [low[a] + self.stride[a] - 1 for a in (0, 1)]
+        for a in (0, 1):
+            if not low[a] <= size[a] <= high[a]:
+                raise ValueError(
+                    f"requested an output size of {size}, but valid sizes range from {low} to "
+                    f"{high} (for an input of {Size(input.shape[2:])})"
+                )
+        return tuple(size[a] - low[a] for a in (0, 1))
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        return F.conv_transpose2d(
             input,
             self.weight,
             self.bias,
             self.stride,
-            self._numeric_padding(),
-            self.dilation,
+            self.padding,
+            self._output_padding(input, output_size),
             self.groups,
+            self.dilation,
         )
-
-    def extra_repr(self) -> str:
-        s = (
-            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-            f"stride={self.stride}"
-        )
-        if self.padding != (0, 0):
-            s += f", padding={self.padding}"
-        if self.dilation != (1, 1):
-            s += f", dilation={self.dilation}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s

@@ -1,6 +1,8 @@
-"""The losses: nll_loss, cross_entropy, mse_loss. cross_entropy computes log_softmax and the
-per-sample losses in one kernel but records PyTorch's two nodes. Backward formulas that are not
-kernels run as one numpy/kernel call unless create_graph asks for a differentiable graph
+"""cross_entropy and mse_loss. cross_entropy follows PyTorch's three routes: class-probability
+targets (a target shaped like the input) and label smoothing are written with ops, as PyTorch
+writes them (same graph); class indices are log_softmax then nll_loss, and for (C,) or (N, C)
+logits the two run in one kernel but record PyTorch's two nodes. Backward formulas that are
+not kernels run as one numpy/kernel call unless create_graph asks for a differentiable graph
 (`formula.kernel_or_ops`)."""
 
 from __future__ import annotations
@@ -16,61 +18,9 @@ from ...core.tensor import Tensor
 from .. import formula
 from .._record import operands, record
 from ..elementwise import div_scalar
-from ..indexing import IndexPutBackward0Grad
 from ..reduction import LogSoftmaxBackward0
 from ..shape import broadcast_shapes
-
-
-def _class_targets(target: Tensor, shape: tuple, ignore_index: int) -> np.ndarray:
-    """Target class indices as an (N,) int64 array (N = 1 for a 1-d input), checked like
-    PyTorch checks them."""
-    t = target._data
-    if t.dtype not in (np.int64, np.uint8):
-        name = SCALAR_NAMES.get(t.dtype.name, t.dtype.name.capitalize())
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
-    if t.ndim > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    n, batch = (1, t.size) if len(shape) == 1 else (shape[0], t.shape[0] if t.ndim else 0)
-    if batch != n:
-        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({batch}).")
-    t = t.reshape(n).astype(np.int64, copy=False)
-    if t.size and (t.min() < 0 or t.max() >= shape[-1]):  # two reductions in the usual case
-        bad = (t != ignore_index) & ((t < 0) | (t >= shape[-1]))
-        if bad.any():
-            raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
-    return t
-
-
-def _check_classes(x: Tensor) -> None:
-    if x.ndim not in (1, 2):
-        raise NotImplementedError("minigrad's nll_loss/cross_entropy take (C,) or (N, C) inputs")
-
-
-def _soft_cross_entropy(x: Tensor, probs: Tensor, reduction: str) -> Tensor:
-    """Class-probability targets, written the way torch writes them (same graph)."""
-    dim = 1 if x.ndim > 1 else 0
-    prod = x.log_softmax(dim) * probs
-    if reduction == "none":
-        return -prod.sum(dim)
-    total = -prod.sum()
-    return div_scalar(total, x.numel() // x.shape[dim]) if reduction == "mean" else total
-
-
-class NllLossBackward0(Node):
-    """The target tensor is saved as PyTorch saves it: changed in place, backward refuses."""
-
-    def backward(self, g):
-        target = np.reshape(formula.data(self.saved("target")), -1).astype(np.int64, copy=False)
-        coef = g * -self.scale  # one coefficient per sample in every reduction mode
-        shape = self.self_sym_sizes
-        data = kernels.nll_loss_backward(
-            np.reshape(formula.data(coef), -1), target, self.ignore_index, shape[-1]
-        )
-        if not isinstance(coef, Tensor):
-            return (data.reshape(shape),)
-        picked = np.where(target != self.ignore_index, target, 0)
-        key = (np.arange(len(picked)), picked) if len(shape) == 2 else (picked,)
-        return (record(IndexPutBackward0Grad, data.reshape(shape), (coef,), key=key),)
+from .nll import check_classes, check_weight, class_indices, nll_loss, reduce_nll
 
 
 class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
@@ -94,60 +44,15 @@ class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
         )
 
 
-def _nll(
-    logp: Tensor,
-    losses: np.ndarray,
-    t: np.ndarray,
-    reduction: str,
-    ignore_index: int,
-    target: Tensor,
-) -> Tensor:
-    """Reduce per-sample losses (0 where ignored) and record NllLossBackward0 on logp; `t` is
-    `target`'s classes as _class_targets returns them."""
-    dtype = logp._data.dtype
-    valid = t != ignore_index
-    count = np.count_nonzero(valid)
-    if reduction == "mean":
-        data = np.asarray(losses.sum() / count if count else np.nan, dtype=dtype)
-        scale = valid * dtype.type(1 / (count if count else 1))
-    elif reduction == "sum":
-        data = np.asarray(losses.sum(), dtype=dtype)
-        scale = valid.astype(dtype)
-    else:
-        data = losses.astype(dtype, copy=False).reshape(logp.shape[:-1])
-        scale = valid.astype(dtype).reshape(logp.shape[:-1])
-    return record(
-        NllLossBackward0,
-        data,
-        (logp,),
-        save={"target": target},
-        scale=scale,
-        ignore_index=ignore_index,
-        self_sym_sizes=logp._data.shape,
-    )
-
-
-def nll_loss(
-    logp: Tensor, target: Tensor, reduction: str = "mean", ignore_index: int = -100
-) -> Tensor:
-    _check_classes(logp)
-    t = _class_targets(target, tuple(logp.shape), ignore_index)
-    valid = t != ignore_index
-    rows = logp._data.reshape(len(t), -1)
-    losses = -rows[np.arange(len(t)), np.where(valid, t, 0)] * valid
-    return _nll(logp, losses, t, reduction, ignore_index, target)
-
-
-def cross_entropy(
-    x: Tensor, target: Tensor, reduction: str = "mean", ignore_index: int = -100
-) -> Tensor:
+def _fused(x: Tensor, target: Tensor, weight, reduction: str, ignore_index: int) -> Tensor:
+    """log_softmax and -logp at the targets of (C,) or (N, C) logits in one kernel."""
+    check_classes(x, target)
+    check_weight(weight, x)
     shape = x._data.shape
-    if target._data.shape == shape and target.dtype.is_floating_point:
-        return _soft_cross_entropy(x, target, reduction)
-    _check_classes(x)
-    # log_softmax and the per-sample losses in one kernel, recorded as torch's two nodes
-    t = _class_targets(target, shape, ignore_index)
-    logp_data, losses = kernels.cross_entropy_forward(x._data.reshape(len(t), -1), t, ignore_index)
+    t = class_indices(target, shape[-1], ignore_index)
+    t = t.reshape(()) if len(shape) == 1 else t
+    rows = x._data.reshape(t.size, shape[-1])
+    logp_data, losses = kernels.cross_entropy_forward(rows, t.reshape(-1), ignore_index)
     logp = record(
         _LossLogSoftmaxBackward0,
         logp_data.reshape(shape),
@@ -155,36 +60,134 @@ def cross_entropy(
         save_result=True,
         dim=len(shape) - 1,
     )
-    return _nll(logp, losses, t, reduction, ignore_index, target)
+    return reduce_nll(logp, losses.reshape(t.shape), t, weight, reduction, ignore_index, target)
+
+
+def _check_smoothing(label_smoothing: float) -> None:
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+
+
+def _class_view(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
+    """The weights shaped to broadcast along the class dim."""
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(*shape)
+
+
+def _probabilities(
+    x: Tensor, target: Tensor, weight, reduction: str, ignore_index: int, label_smoothing: float
+) -> Tensor:
+    """Targets holding each class's probability: -(log_softmax(x) * target).sum(...)."""
+    if not target.dtype.is_floating_point:
+        name = SCALAR_NAMES.get(target._data.dtype.name, target._data.dtype.name)
+        raise RuntimeError(
+            f"Expected floating point type for target with class probabilities, got {name}"
+        )
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    if x.ndim == 0:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    class_dim = 0 if x.ndim == 1 else 1
+    n_classes = x.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != n_classes):
+        raise RuntimeError(
+            f"cross_entropy: weight tensor should be defined either for all {n_classes} classes "
+            f"or no classes but got weight tensor of shape: {list(weight.shape)}"
+        )
+    logp = x.log_softmax(class_dim)
+    if label_smoothing > 0.0:
+        _check_smoothing(label_smoothing)
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    prod = logp * target
+    if weight is not None:
+        prod = prod * (_class_view(weight, logp.ndim, class_dim) if logp.ndim > 1 else weight)
+    if reduction == "none":
+        return -prod.sum(class_dim)
+    if reduction == "sum" or logp.numel() == 0:  # an empty mean is NaN (fill_, as in torch)
+        total = prod.sum()
+        return -(total if reduction == "sum" else total.fill_(float("nan")))
+    return div_scalar(-prod.sum(), logp.numel() // n_classes)
+
+
+def _smoothed(
+    x: Tensor, target: Tensor, weight, reduction: str, ignore_index: int, label_smoothing: float
+) -> Tensor:
+    """Class indices with label smoothing: the NLL term mixed with the mean over classes."""
+    _check_smoothing(label_smoothing)
+    class_dim = 0 if x.ndim == 1 else 1
+    logp = x.log_softmax(class_dim)
+    nll = nll_loss(logp, target, weight, reduction, ignore_index)
+    n_classes = logp.shape[class_dim]
+    if weight is not None:
+        smooth = -(logp * _class_view(weight, logp.ndim, class_dim)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    ignored = target._data == ignore_index
+    smooth.masked_fill_(Tensor._wrap(ignored), 0.0)
+    if reduction == "mean":
+        kept = target._data[~ignored].astype(np.int64)
+        count = weight._data[kept].sum() if weight is not None else np.int64(kept.size)
+        ret = smooth.sum() / Tensor._wrap(np.asarray(count))
+    else:
+        ret = smooth.sum() if reduction == "sum" else smooth
+    return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
+
+
+def cross_entropy(
+    x: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    ignore_index: int = -100,
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    if x._data.shape == target._data.shape:
+        return _probabilities(x, target, weight, reduction, ignore_index, label_smoothing)
+    if label_smoothing > 0.0:
+        return _smoothed(x, target, weight, reduction, ignore_index, label_smoothing)
+    data = x._data
+    if data.ndim in (1, 2) and data.shape[-1] and data.dtype.kind == "f":
+        return _fused(x, target, weight, reduction, ignore_index)
+    return nll_loss(x.log_softmax(0 if x.ndim == 1 else 1), target, weight, reduction, ignore_index)
 
 
 class MseLossBackward0(Node):
     """2 / numel * (x - t) * g (2 for 'sum'), numel counted after broadcasting, computed in the
-    promoted dtype (the engine casts each input's gradient back to its dtype)."""
+    promoted dtype (the engine casts each input's gradient back to its dtype). The target's
+    gradient is PyTorch's own formula, 2 / numel * (t - x) * g: the same numbers as the negated
+    input gradient, but under create_graph a separate term (at an infinite difference the two
+    add up to inf - inf = NaN, as in PyTorch)."""
 
     def backward(self, g):
         x, t = self.saved("self"), self.saved("target")
         dtype = self.dtype
-        scale = 2 / formula.data(x).size if self.reduction == "mean" else 2
+        scale = 2 / max(formula.data(x).size, 1) if self.reduction == "mean" else 2
 
         def kernel() -> np.ndarray:
             x_data, t_data = (formula.data(v).astype(dtype.np, copy=False) for v in (x, t))
             return (x_data - t_data) * (scale * formula.data(g))
 
-        def ops() -> Tensor:
-            x_, t_ = (v if v.dtype is dtype else formula.to(v, dtype) for v in (x, t))
-            return (x_ - t_) * scale * g
+        def ops(a: Tensor, b: Tensor) -> Tensor:
+            a, b = (v if v.dtype is dtype else formula.to(v, dtype) for v in (a, b))
+            return (a - b) * scale * g
 
-        grad = formula.kernel_or_ops((x, t, g), kernel, ops)
+        grad = formula.kernel_or_ops((x, t, g), kernel, lambda: ops(x, t))
         if self.next_functions[1][0] is None:
             return grad, None
-        return grad, formula.kernel_or_ops((grad,), lambda: -formula.data(grad), lambda: -grad)
+        return grad, formula.kernel_or_ops(
+            (x, t, g), lambda: -formula.data(grad), lambda: ops(t, x)
+        )
 
 
-def mse_loss(x: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+def mse_loss(
+    x: Tensor, target: Tensor, reduction: str = "mean", weight: Tensor | None = None
+) -> Tensor:
     """F.mse_loss: input and target are broadcast first (torch.broadcast_tensors, recorded as
     ExpandBackward0), so the mean is over the broadcast elements and the gradient is summed
-    back; they then promote together (a float result, else PyTorch's error)."""
+    back; they then promote together (a float result, else PyTorch's error). With weights,
+    PyTorch's weighted mean written with ops: sum(w * (x - t)**2) / sum(w)."""
+    input_shape = x.shape
     if x.shape != target.shape:
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -196,14 +199,31 @@ def mse_loss(x: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
         shape = broadcast_shapes(tuple(x.shape), tuple(target.shape))
         x = x if x.shape == shape else x.expand(shape)
         target = target if target.shape == shape else target.expand(shape)
+    if weight is not None:
+        return _weighted_mse(x, target, weight, reduction, input_shape)
     _, (x_data, t_data), dtype = operands(x, target)
     if not dtype.is_floating_point:
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{SCALAR_NAMES[dtype.name]}'")
     diff = x_data - t_data
     sq = diff * diff
-    data = np.asarray(
-        sq.mean() if reduction == "mean" else sq.sum() if reduction == "sum" else sq,
-        dtype=dtype.np,
-    )
+    if reduction == "none":
+        data = sq
+    elif reduction == "sum" or not sq.size:  # an empty mean is NaN, as in PyTorch
+        data = np.asarray(sq.sum() if reduction == "sum" else np.nan, dtype=dtype.np)
+    else:
+        data = np.asarray(sq.mean(), dtype=dtype.np)
     save = {"self": x, "target": target}
     return record(MseLossBackward0, data, (x, target), save=save, reduction=reduction, dtype=dtype)
+
+
+def _weighted_mse(x: Tensor, target: Tensor, weight: Tensor, reduction: str, shape) -> Tensor:
+    if weight.shape != shape:
+        raise ValueError("Weights and input must have the same size.")
+    errors = (x - target).pow(2) * weight
+    if reduction == "none":
+        return errors
+    if reduction == "sum":
+        return errors.sum()
+    if reduction == "mean":
+        return errors.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")

@@ -12,7 +12,6 @@ from ...core.node import Node
 from ...core.tensor import Tensor
 from .. import formula
 from .._record import record
-from .conv import _pair
 
 
 class MaxPool2DWithIndicesBackward0(Node):
@@ -51,32 +50,96 @@ def _gather_flat(h: Any, indices: np.ndarray, shape: tuple) -> Any:
     return formula.result(_GatherFlat, data, (h,), indices=indices, self_sym_sizes=h_data.shape)
 
 
+def _two(value: Any, what: str) -> tuple[int, int]:
+    if type(value) is int:  # the usual case, without lists
+        return value, value
+    values = list(value) if isinstance(value, (tuple, list)) else [value]
+    if len(values) not in (1, 2):
+        raise RuntimeError(f"max_pool2d: {what}")
+    return int(values[0]), int(values[-1])
+
+
+def _c_half(a: int) -> int:
+    """a / 2 rounded toward zero, as C++ divides."""
+    return -(-a // 2) if a < 0 else a // 2
+
+
+def _output_size(size: int, k: int, pad: int, stride: int, dilation: int, ceil: bool) -> int:
+    """PyTorch's pooling_output_shape, its checks included."""
+    if stride == 0:
+        raise RuntimeError("stride should not be zero")
+    if pad < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
+    if pad > _c_half((k - 1) * dilation + 1):
+        raise RuntimeError(
+            f"pad should be at most half of effective kernel size, but got pad={pad}, "
+            f"kernel_size={k} and dilation={dilation}"
+        )
+    return kernels.output_size(size, k, stride, pad, dilation, ceil)
+
+
+def _check(shape: tuple, k: tuple, s: tuple, p: tuple, d: tuple, out_hw: tuple) -> None:
+    """PyTorch's pool2d_shape_check, of an input of `shape`."""
+    if min(k) <= 0:
+        raise RuntimeError(
+            f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}"
+        )
+    if min(s) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
+    if min(d) <= 0:
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}"
+        )
+    if 0 in shape[-3:]:
+        raise RuntimeError(
+            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+            f"but got:{list(shape)}"
+        )
+    if _c_half(k[1]) < p[1] or _c_half(k[0]) < p[0]:
+        raise RuntimeError(
+            f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, "
+            f"padH = {p[0]}, kW = {k[1]}, kH = {k[0]}"
+        )
+    if min(out_hw) < 1:
+        c, h, w = shape[-3:]
+        raise RuntimeError(
+            f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{out_hw[0]}x"
+            f"{out_hw[1]}). Output size is too small"
+        )
+
+
 def max_pool2d(
-    x: Tensor,
+    input: Tensor,
     kernel_size: Any,
     stride: Any = None,
     padding: Any = 0,
     dilation: Any = 1,
     ceil_mode: bool = False,
     return_indices: bool = False,
-):
-    if _pair(dilation) != 1 or ceil_mode:
-        raise NotImplementedError("minigrad's max_pool2d supports dilation=1, ceil_mode=False")
-    if x.ndim not in (3, 4) or x.numel() == 0:
+) -> Any:
+    x = input
+    k = _two(kernel_size, "kernel_size must either be a single int, or a tuple of two ints")
+    s = k
+    if stride is not None and not (isinstance(stride, (tuple, list)) and len(stride) == 0):
+        s = _two(stride, "stride must either be omitted, a single int, or a tuple of two ints")
+    p = _two(padding, "padding must either be a single int, or a tuple of two ints")
+    d = _two(dilation, "dilation must be either a single int, or a tuple of two ints")
+    if x.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    k = _pair(kernel_size)
-    s = k if stride in (None, ()) else _pair(stride)
-    p = _pair(padding)
-    if p > k // 2:
-        raise RuntimeError(
-            f"pad should be at most half of effective kernel size, but got pad={p}, "
-            f"kernel_size={k} and dilation=1"
-        )
+    if x.dtype.name == "bool":
+        raise NotImplementedError("\"max_pool2d\" not implemented for 'Bool'")
+    shape = x._data.shape
+    out_hw = (
+        _output_size(shape[-2], k[0], p[0], s[0], d[0], ceil_mode),
+        _output_size(shape[-1], k[1], p[1], s[1], d[1], ceil_mode),
+    )
+    _check(shape, k, s, p, d, out_hw)
     unbatched = x.ndim == 3
-    values, idx = kernels.max_pool2d_forward(x._data[None] if unbatched else x._data, k, s, p)
+    data = x._data[None] if unbatched else x._data
+    values, idx = kernels.max_pool2d_forward(data, k, s, p, d, ceil_mode)
     indices = None  # made only when returned: nobody else can change them
     if return_indices:
-        plane = idx % (x.shape[-2] * x.shape[-1])  # torch: the index within each (H, W) plane
+        plane = idx % (shape[-2] * shape[-1])  # torch: the index within each (H, W) plane
         indices = Tensor._wrap(plane[0] if unbatched else plane)
     out = record(
         MaxPool2DWithIndicesBackward0,
@@ -84,6 +147,6 @@ def max_pool2d(
         (x,),
         save={"self": x, "result1": indices},
         indices=idx,
-        self_sym_sizes=tuple(x.shape),
+        self_sym_sizes=shape,
     )
     return (out, indices) if return_indices else out

@@ -1,0 +1,92 @@
+"""In-place view ops (t_, transpose_, squeeze_, unsqueeze_): the tensor itself takes the view's
+shape and strides, as in PyTorch. Its version counts up (saved references to it then refuse),
+and when it requires grad its history becomes the view op's node, under PyTorch's in-place
+name (TBackward1 for t's TBackward0: the same formula), whether the tensor is a view or not.
+Views of it keep pointing at the same memory (inplace.memory_positions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.tensor import Tensor
+from ._record import should_record
+from .inplace import check_inplace
+from .shape import (
+    SqueezeBackward0,
+    SqueezeBackward1,
+    SqueezeBackward2,
+    SqueezeBackward4,
+    TBackward0,
+    TransposeBackward0,
+    UnsqueezeBackward0,
+    squeeze,
+    t,
+    transpose,
+    unsqueeze,
+)
+
+
+class TBackward1(TBackward0):
+    pass
+
+
+class TransposeBackward1(TransposeBackward0):
+    pass
+
+
+class SqueezeBackward3(SqueezeBackward0):
+    pass
+
+
+class SqueezeBackward5(SqueezeBackward0):
+    pass
+
+
+class UnsqueezeBackward1(UnsqueezeBackward0):
+    pass
+
+
+IN_PLACE_NAME = {
+    TBackward0: TBackward1,
+    TransposeBackward0: TransposeBackward1,
+    SqueezeBackward0: SqueezeBackward3,
+    SqueezeBackward1: SqueezeBackward4,
+    SqueezeBackward2: SqueezeBackward5,
+    UnsqueezeBackward0: UnsqueezeBackward1,
+}
+
+
+def _become(a: Tensor, view: Tensor) -> Tensor:
+    """`a` takes the geometry and history of `view`, an out-of-place view of it."""
+    a._data = view._data
+    a._version_counter.value += 1
+    node = view._grad_fn
+    if node is not None:
+        node.__class__ = IN_PLACE_NAME[type(node)]  # same formula, the in-place op's name
+        # not _set_history: PyTorch's in-place view ops leave retain_grad on the old history
+        a._grad_fn, a._output_nr = node, 0
+    if a._base is not None:  # its history is current: no regeneration
+        a._view_version = a._version_counter.value
+    return a
+
+
+def t_(a: Tensor) -> Tensor:
+    if a.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    check_inplace(a, should_record((a,)))
+    return _become(a, t(a))
+
+
+def transpose_(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    check_inplace(a, should_record((a,)))
+    return _become(a, transpose(a, dim0, dim1))
+
+
+def squeeze_(a: Tensor, dim: Any = None) -> Tensor:
+    check_inplace(a, should_record((a,)))
+    return _become(a, squeeze(a, dim))
+
+
+def unsqueeze_(a: Tensor, dim: int) -> Tensor:
+    check_inplace(a, should_record((a,)))
+    return _become(a, unsqueeze(a, dim))

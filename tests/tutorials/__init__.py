@@ -1,0 +1,1 @@
+"""PyTorch's autograd tutorials and notes, pattern by pattern, on torch and on minigrad."""
