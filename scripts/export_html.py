@@ -1,10 +1,13 @@
 """Export the lesson suite to static HTML from the stored outputs (no kernel, no JavaScript).
 
-Every explorer output carries a `text/html` fallback holding the graph as inline SVG, so the
-exported pages show every graph even where no widget manager runs (an email attachment, a
-course website, a browser with JavaScript off). Widget state is dropped before export: with it,
-nbconvert would try to load the widget renderer from a CDN, which fails offline and hides the
-fallback behind an empty widget area.
+Every explorer output carries a `text/html` picture of the graph (an `<img>` whose SVG is a
+base64 data URI, so the page fetches nothing), and a player is two outputs: that picture, then
+the live widget. The exported pages thus show every graph even where no widget manager runs (an
+email attachment, a course website, a browser with JavaScript off). Widget state and widget views
+are dropped before export: with them, nbconvert would try to load the widget renderer from a CDN,
+which fails offline and hides the picture behind an empty widget area, and an output holding
+only a widget view has nothing a static page can show (nbconvert warns it is "not able to be
+represented").
 
     python scripts/export_html.py                 # notebooks/*.ipynb -> artifacts/html/
     python scripts/export_html.py --out DIR NB..  # chosen notebooks, elsewhere
@@ -25,15 +28,22 @@ NB_DIR = ROOT / "notebooks"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
+def widget_only(output: nbformat.NotebookNode) -> bool:
+    """An output that is a widget view and nothing a page can show (its text/plain is a repr)."""
+    data = output.get("data", {})
+    return WIDGET_VIEW in data and set(data) <= {WIDGET_VIEW, "text/plain"}
+
+
 def static_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy whose outputs render without JavaScript: no widget state, no widget views."""
     nb = nbformat.from_dict(nb)
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            data = out.get("data", {})
-            if WIDGET_VIEW in data and "text/html" in data:
-                del data[WIDGET_VIEW]  # the SVG fallback is what a static page can show
+        if "outputs" not in cell:
+            continue
+        cell.outputs = [out for out in cell.outputs if not widget_only(out)]
+        for out in cell.outputs:
+            out.get("data", {}).pop(WIDGET_VIEW, None)  # the picture is what a page can show
     return nb
 
 

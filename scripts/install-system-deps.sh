@@ -1,32 +1,20 @@
 #!/usr/bin/env bash
-# Install the system programs Autograd Lab needs beside Python:
-#   graphviz  - the `dot` program that lays out the autograd graphs (widgets/, lessons)
+# Install the one system program Autograd Lab needs beside Python:
 #   chromium  - headless browser for the browser tests (tests marked `browser`)
-# Idempotent: does nothing (and prints one line) when both are already present.
+# The graphs need no system program: graphviz-pure, a pip dependency, lays them out.
+# Idempotent: does nothing (and prints one line) when chromium is already present.
 set -euo pipefail
 
-need=()
-command -v dot >/dev/null 2>&1 || need+=(graphviz)
-[ -x /usr/bin/chromium ] || need+=(chromium)
-
-if [ ${#need[@]} -eq 0 ]; then
-    echo "system deps: graphviz ($(command -v dot)) and chromium (/usr/bin/chromium) already present"
+if [ -x /usr/bin/chromium ]; then
+    echo "system deps: chromium (/usr/bin/chromium) already present"
     exit 0
 fi
 
-echo "system deps: missing ${need[*]}; installing graphviz and chromium with apt-get"
+echo "system deps: chromium is missing; installing it with apt-get"
 
 if ! command -v apt-get >/dev/null 2>&1; then
-    cat >&2 <<'MSG'
-system deps: apt-get is not available on this machine, so graphviz and chromium were NOT installed.
-Alternatives:
-  * conda / Binder: `conda env create -f environment.yml` installs conda-forge's graphviz
-    (which ships the `dot` binary) together with every Python dependency.
-  * pip only: `pip install graphviz-pure` (a third-party static port of Graphviz, beta) installs a
-    `graphviz-pure` executable; link it as `dot` on PATH (e.g. `ln -s "$(command -v graphviz-pure)"
-    "$(dirname "$(command -v python)")/dot"`) so the `graphviz` package can use it.
-  * Without chromium the browser tests (marked `browser`) are skipped; everything else still runs.
-MSG
+    echo "system deps: apt-get is not available, so chromium was NOT installed; the browser" \
+        "tests (marked \`browser\`) will be skipped, everything else still runs." >&2
     exit 0
 fi
 
@@ -35,11 +23,11 @@ if [ "$(id -u)" -ne 0 ]; then
     if command -v sudo >/dev/null 2>&1; then
         SUDO=(sudo)
     else
-        echo "system deps: not root and no sudo; run as root: apt-get install -y graphviz chromium" >&2
+        echo "system deps: not root and no sudo; run as root: apt-get install -y chromium" >&2
         exit 1
     fi
 fi
 
 "${SUDO[@]}" apt-get update
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y graphviz chromium
-echo "system deps: done ($(dot -V 2>&1))"
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+echo "system deps: done ($(/usr/bin/chromium --version 2>&1))"

@@ -13,14 +13,13 @@ widgets reads minigrad (and torch, when handed torch objects); nothing here is i
 from .api import draw_graph
 from .model import GEdge, GNode, Graph
 from .player import BackwardPlayer, ForwardPlayer
-from .svg import DotNotFoundError
+from .svg import LayoutError
 from .trace import record_backward, record_forward
 from .view import GraphTooLargeError, GraphView
 from .walk import GraphBuilder
 
 __all__ = [
     "BackwardPlayer",
-    "DotNotFoundError",
     "ForwardPlayer",
     "GEdge",
     "GNode",
@@ -28,6 +27,7 @@ __all__ = [
     "GraphBuilder",
     "GraphTooLargeError",
     "GraphView",
+    "LayoutError",
     "draw_graph",
     "record_backward",
     "record_forward",

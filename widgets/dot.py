@@ -2,14 +2,16 @@
 
 Every node and edge gets `id=<model id>`, which Graphviz copies onto the SVG `<g>` element, and a
 `class` naming its kind; the player finds elements by those ids and animates them by class alone.
+The text is written here rather than through a DOT library so that every piece of user text goes
+through the escaping of labels.py and nothing else: ids, classes and styles are our own words.
 """
 
 from __future__ import annotations
 
-import graphviz
+from collections.abc import Mapping
 
 from .drawing import Box, Drawing
-from .labels import escape_attr, escape_html, format_shape, html_label
+from .labels import format_shape, html_label, label_text, quoted
 from .model import KIND_NAMES, GNode
 
 # fill colour, shape and style of each kind (torchviz's colours where it has the kind)
@@ -29,10 +31,27 @@ EDGE_STYLE = {
     "saved": dict(style="dotted", arrowhead="none", color="#c87f2a"),
     "constant": dict(style="dashed", color="#aaaaaa", arrowhead="none"),
 }
+# the drawing sits on white paper in every theme: its colours are chosen for a light background
+GRAPH_ATTRS = dict(rankdir="TB", nodesep="0.25", ranksep="0.35", bgcolor="white")
+NODE_ATTRS = dict(
+    fontname="Helvetica", fontsize="11", height="0.3", margin="0.08,0.04", penwidth="1.2"
+)
+EDGE_ATTRS = dict(arrowsize="0.6", penwidth="1.2")
 FAST_LAYOUT = 400  # above this many drawn nodes, trade some crossings for speed
 FAST_ATTRS = dict(
     newrank="true", nslimit="2", nslimit1="2", mclimit="0.2", searchsize="20", remincross="false"
 )
+
+
+def attr_list(attrs: Mapping[str, str]) -> str:
+    """`[a="1", label=<...>]`. Values are our own words, or already escaped by labels.py: an
+    HTML-like label (`<...>`) or a `quoted()` string is written as it is."""
+    parts = []
+    for key, value in attrs.items():
+        if not (value.startswith("<") or value.startswith('"')):
+            value = f'"{value}"'
+        parts.append(f"{key}={value}")
+    return "[" + ", ".join(parts) + "]"
 
 
 def node_lines(node: GNode) -> list[str]:
@@ -49,102 +68,90 @@ def node_lines(node: GNode) -> list[str]:
     return lines
 
 
-def to_dot(drawing: Drawing, *, legend: bool = True, rankdir: str = "TB") -> graphviz.Digraph:
-    """The Digraph for a Drawing (no layout yet)."""
-    attrs = dict(rankdir=rankdir, nodesep="0.25", ranksep="0.35", bgcolor="transparent")
+def to_dot(drawing: Drawing, *, legend: bool = True, rankdir: str = "TB") -> str:
+    """The DOT text for a Drawing (no layout yet)."""
+    graph = {**GRAPH_ATTRS, "rankdir": rankdir}
     if drawing.size > FAST_LAYOUT:
-        attrs.update(FAST_ATTRS)
-    g = graphviz.Digraph(
-        graph_attr=attrs,
-        node_attr=dict(
-            fontname="Helvetica", fontsize="11", height="0.3", margin="0.08,0.04", penwidth="1.2"
-        ),
-        edge_attr=dict(arrowsize="0.6", penwidth="1.2"),
-    )
+        graph.update(FAST_ATTRS)
+    out = [
+        "digraph {",
+        f"graph {attr_list(graph)}",
+        f"node {attr_list(NODE_ATTRS)}",
+        f"edge {attr_list(EDGE_ATTRS)}",
+    ]
     clustered = {nid for cl in drawing.clusters.values() for nid in cl.node_ids}
-    for node in drawing.nodes:
-        if node.id not in clustered:
-            _node(g, node)
+    out += [_node(node) for node in drawing.nodes if node.id not in clustered]
     boxes = {box.id: box for box in drawing.boxes}
-    for box in drawing.boxes:
-        if box.id not in clustered:
-            _box(g, box)
-    _clusters(g, drawing, boxes)
+    out += [_box(box) for box in drawing.boxes if box.id not in clustered]
+    out += _clusters(drawing, boxes)
     for edge in drawing.edges:
-        g.edge(
-            edge.source,
-            edge.target,
-            id=edge.id,
-            **{"class": f"mg-e-{edge.kind}"},
-            **EDGE_STYLE[edge.kind],
-        )
+        attrs = {"id": edge.id, "class": f"mg-e-{edge.kind}", **EDGE_STYLE[edge.kind]}
+        out.append(f"{edge.source} -> {edge.target} {attr_list(attrs)}")
     if legend:
-        _legend(g)
-    return g
+        out.append(_legend())
+    out.append("}")
+    return "\n".join(out) + "\n"
 
 
-def _node(g: graphviz.Digraph, node: GNode) -> None:
-    g.node(
-        node.id,
-        label=html_label(node.title(), node_lines(node)),
-        id=node.id,
-        **{"class": f"mg-n-{node.kind}" + (" mg-freed" if node.freed else "")},
+def _node(node: GNode) -> str:
+    attrs = {
+        "label": html_label(node.title(), node_lines(node)),
+        "id": node.id,
+        "class": f"mg-n-{node.kind}" + (" mg-freed" if node.freed else ""),
         **NODE_STYLE[node.kind],
-    )
+    }
+    return f"{node.id} {attr_list(attrs)}"
 
 
-def _box(g: graphviz.Digraph, box: Box) -> None:
+def _box(box: Box) -> str:
     name = box.path or "(model)"
-    g.node(
-        box.id,
-        label=html_label(f"{name} ({box.cls})", [f"{box.size} nodes inside"]),
-        id=box.id,
-        tooltip=escape_attr(f"{name}: a collapsed module (a player opens it)"),
-        **{"class": "mg-n-module mg-box"},
+    attrs = {
+        "label": html_label(f"{name} ({box.cls})", [f"{box.size} nodes inside"]),
+        "id": box.id,
+        "tooltip": quoted(f"{name}: a collapsed module (a player opens it)"),
+        "class": "mg-n-module mg-box",
         **NODE_STYLE["module"],
-    )
+    }
+    return f"{box.id} {attr_list(attrs)}"
 
 
-def _clusters(g: graphviz.Digraph, drawing: Drawing, boxes: dict[str, Box]) -> None:
-    """Nested clusters, deepest first, so each is complete before its parent takes it in."""
+def _clusters(drawing: Drawing, boxes: dict[str, Box]) -> list[str]:
+    """Nested clusters as DOT subgraphs, each holding its nodes and its child clusters."""
     nodes = {n.id: n for n in drawing.nodes}
-    subs: dict[str, graphviz.Digraph] = {}
-    for path in sorted(drawing.clusters, key=lambda p: p.count("."), reverse=True):
+
+    def write(path: str) -> list[str]:
         cluster = drawing.clusters[path]
-        sub = graphviz.Digraph(name=f"cluster_{cluster.id}")
-        sub.attr(
-            id=cluster.id,
-            label=f"<{escape_html(path)} ({escape_html(cluster.cls)})>",
-            style="rounded,dashed,filled",
-            fillcolor="#fffdf3",
-            color="#b59f3b",
-            fontsize="10",
-            fontname="Helvetica",
-            tooltip=escape_attr(f"{path}: a player closes it on a click on the frame"),
-            **{"class": "mg-cluster"},
-        )
+        attrs = {
+            "id": cluster.id,
+            "label": f"<{label_text(path)} ({label_text(cluster.cls)})>",
+            "style": "rounded,dashed,filled",
+            "fillcolor": "#fffdf3",
+            "color": "#b59f3b",
+            "fontsize": "10",
+            "fontname": "Helvetica",
+            "tooltip": quoted(f"{path}: a player closes it on a click on the frame"),
+            "class": "mg-cluster",
+        }
+        lines = [f"subgraph cluster_{cluster.id} {{", f"graph {attr_list(attrs)}"]
         for nid in cluster.node_ids:
-            if nid in nodes:
-                _node(sub, nodes[nid])
-            else:
-                _box(sub, boxes[nid])
+            lines.append(_node(nodes[nid]) if nid in nodes else _box(boxes[nid]))
         for child in cluster.children:
-            sub.subgraph(subs[child])
-        subs[path] = sub
-    for cluster in drawing.top_clusters():
-        g.subgraph(subs[cluster.path])
+            lines += write(child)
+        return [*lines, "}"]
+
+    return [line for cluster in drawing.top_clusters() for line in write(cluster.path)]
 
 
-def _legend(g: graphviz.Digraph) -> None:
+def _legend() -> str:
     cells = "".join(
-        f'<td bgcolor="{NODE_STYLE[k]["fillcolor"]}" border="1">{escape_html(name)}</td>'
+        f'<td bgcolor="{NODE_STYLE[k]["fillcolor"]}" border="1">{label_text(name)}</td>'
         for k, name in KIND_NAMES.items()
     )
-    g.node(
-        "legend",
-        id="legend",
-        shape="plaintext",
-        fontsize="9",
-        fontname="Helvetica",
-        label=f'<<table border="0" cellspacing="2" cellpadding="2"><tr>{cells}</tr></table>>',
-    )
+    attrs = {
+        "id": "legend",
+        "shape": "plaintext",
+        "fontsize": "9",
+        "fontname": "Helvetica",
+        "label": f'<<table border="0" cellspacing="2" cellpadding="2"><tr>{cells}</tr></table>>',
+    }
+    return f"legend {attr_list(attrs)}"

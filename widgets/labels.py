@@ -1,8 +1,10 @@
 """Text that ends up inside a drawing: escaped once, here, so no name can become markup.
 
-Graph labels are Graphviz HTML-like labels (`<...>`), so every piece of user text (tensor names,
-module names, values) goes through `escape_html`; plain attributes such as tooltips go through
-`escape_attr`, which also neutralises Graphviz's own backslash escapes (`\\N`, `\\G`, `\\l`).
+Graph labels are Graphviz HTML-like labels (`<...>`) and tooltips are quoted strings. Graphviz
+reads both twice: first as markup (entities, tags), then for its own backslash escapes (`\\N` is
+the node's name, `\\G` the graph's, `\\l` a line break), and entities are decoded before that
+second reading, so `&#92;` cannot hide a backslash. Doubling each backslash (in a label; four
+in a quoted string, which is read once more) is what makes every name appear verbatim.
 Values are formatted here too, so the static picture, the player's panel and the tests agree.
 """
 
@@ -11,26 +13,30 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-import graphviz
 import numpy as np
 
 VALUE_LIMIT = 8  # tensors with at most this many elements show their values
 
 
 def escape_html(text: str) -> str:
-    """Text safe inside a Graphviz HTML-like label (and inside HTML)."""
+    """Text safe inside HTML (and as the markup part of a Graphviz label)."""
     return html.escape(str(text), quote=True).replace("&#x27;", "&#39;")
 
 
-def escape_attr(text: str) -> graphviz.quoting.NoHtml:
-    """Text safe as a plain Graphviz attribute: no HTML-string reading, no backslash escapes."""
-    return graphviz.nohtml(str(text).replace("\\", "\\\\"))
+def label_text(text: str) -> str:
+    """Text for a Graphviz HTML-like label: markup escaped, then backslashes doubled."""
+    return escape_html(text).replace("\\", "\\\\")
+
+
+def quoted(text: str) -> str:
+    """A DOT quoted string for a plain attribute (a tooltip) that Graphviz shows verbatim."""
+    return '"' + escape_html(text).replace("\\", "\\\\\\\\") + '"'
 
 
 def html_label(title: str, lines: Sequence[str] = (), *, bold: bool = True) -> str:
     """A Graphviz HTML-like label: a title line and smaller detail lines, all escaped."""
-    head = f"<b>{escape_html(title)}</b>" if bold else escape_html(title)
-    rest = "".join(f'<br/><font point-size="9">{escape_html(line)}</font>' for line in lines)
+    head = f"<b>{label_text(title)}</b>" if bold else label_text(title)
+    rest = "".join(f'<br/><font point-size="9">{label_text(line)}</font>' for line in lines)
     return f"<{head}{rest}>"
 
 

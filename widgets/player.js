@@ -5,6 +5,9 @@
 // Frame fields (see widgets/frames.py): kind, text, node, edge, grad, queue, deps, done, freed,
 // leaf, hook, error, show, pass. Model ids map to SVG element ids through `alias` (collapsed
 // modules stand for the nodes inside them).
+//
+// Keyboard, with the focus anywhere in the player: ←/→ step, Home/End first/last, space plays
+// and pauses. The same file runs in a saved replay (widgets/replay.py), with a stand-in model.
 
 const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
 const ZOOMS = ["fit", "50%", "100%", "200%"];
@@ -26,6 +29,7 @@ function button(cls, label, title) {
   const b = h("button", `mg-btn ${cls}`, label);
   b.type = "button";
   b.title = title;
+  b.setAttribute("aria-label", title);
   return b;
 }
 
@@ -61,6 +65,7 @@ const BACKWARD_SECTIONS = [["grad", "Gradient at this step"], ["queue", "Ready q
 
 function speedMenu(value) {
   const speed = h("select", "mg-speed");
+  speed.setAttribute("aria-label", "playing speed");
   for (const s of SPEEDS) {
     const o = h("option", "", `${s}×`);
     o.value = String(s);
@@ -72,6 +77,7 @@ function speedMenu(value) {
 
 function zoomMenu() {
   const zoom = h("select", "mg-zoom");
+  zoom.setAttribute("aria-label", "zoom");
   for (const z of ZOOMS) zoom.appendChild(h("option", "", z));
   return zoom;
 }
@@ -80,20 +86,25 @@ function zoomMenu() {
 function toolbar(speedValue) {
   const controls = {
     bar: h("div", "mg-toolbar"),
-    first: button("mg-first", "« first", "first step"),
-    prev: button("mg-prev", "◀", "previous step"),
-    play: button("mg-play", "▶ play", "play / pause"),
-    next: button("mg-step", "step ▶", "next step"),
+    first: button("mg-first", "« first", "first step (Home)"),
+    prev: button("mg-prev", "◀", "previous step (←)"),
+    play: button("mg-play", "▶ play", "play (space)"),
+    next: button("mg-step", "step ▶", "next step (→)"),
+    last: button("mg-last", "last »", "last step (End)"),
     slider: h("input", "mg-slider"),
     counter: h("span", "mg-counter"),
     speed: speedMenu(speedValue),
     zoom: zoomMenu(),
   };
-  const { bar, first, prev, play, next, slider, counter, speed, zoom } = controls;
+  const { bar, first, prev, play, next, last, slider, counter, speed, zoom } = controls;
+  bar.setAttribute("role", "toolbar");
+  bar.setAttribute("aria-label", "player controls");
   slider.type = "range";
   slider.min = "0";
-  bar.append(first, prev, play, next, slider, counter, h("span", "mg-label", "speed"), speed,
-             h("span", "mg-label", "zoom"), zoom);
+  slider.setAttribute("aria-label", "step");
+  counter.setAttribute("aria-hidden", "true"); // the slider announces the same
+  bar.append(first, prev, play, next, last, slider, counter,
+             h("span", "mg-label", "speed"), speed, h("span", "mg-label", "zoom"), zoom);
   return controls;
 }
 
@@ -116,10 +127,16 @@ function buildView(model, el) {
   const mode = model.get("mode");
   const root = h("div", "mg-player");
   root.dataset.mode = mode;
+  root.tabIndex = 0; // focusable, so the keys work right after a click on the picture
+  root.setAttribute("role", "group");
+  root.setAttribute("aria-label", `${mode} pass player: ← → step, space play or pause, ` +
+                    "Home and End first and last step");
   el.appendChild(root);
   const controls = toolbar(model.get("speed"));
   const summary = h("div", "mg-summary");
   const stepText = h("div", "mg-step-text");
+  stepText.setAttribute("aria-live", "polite"); // each step is read out
+  stepText.setAttribute("role", "status");
   const body = h("div", "mg-body");
   const graph = h("div", "mg-graph");
   const { panel, sections } = sidePanel(mode);
@@ -278,6 +295,7 @@ function paintPanel(view) {
   const f = frames[current] || {};
   view.counter.textContent = `${current + 1} / ${frames.length}`;
   view.slider.value = String(current);
+  view.slider.setAttribute("aria-valuetext", `step ${current + 1} of ${frames.length}`);
   view.stepText.textContent = f.text || "";
   root.dataset.frame = String(current);
   root.dataset.kind = f.kind || "";
@@ -316,11 +334,18 @@ function stepDelay(view) {
   return BASE_DELAY_MS / parseFloat(view.speed.value);
 }
 
+function showPlaying(view, playing) {
+  view.play.textContent = playing ? "❚❚ pause" : "▶ play";
+  view.play.setAttribute("aria-label", playing ? "pause (space)" : "play (space)");
+  view.play.title = view.play.getAttribute("aria-label");
+  view.play.setAttribute("aria-pressed", String(playing));
+  view.root.dataset.playing = String(playing);
+}
+
 function stop(view) {
   if (view.timer !== null) clearTimeout(view.timer);
   view.timer = null;
-  view.play.textContent = "▶ play";
-  view.root.dataset.playing = "false";
+  showPlaying(view, false);
   syncFrame(view);
 }
 
@@ -339,8 +364,7 @@ function togglePlay(view) {
     return;
   }
   if (view.current >= view.frames.length - 1) goto(view, 0);
-  view.play.textContent = "❚❚ pause";
-  view.root.dataset.playing = "true";
+  showPlaying(view, true);
   view.timer = setTimeout(() => tick(view), stepDelay(view));
 }
 
@@ -351,12 +375,50 @@ function stepTo(view, k) {
 }
 
 // --- controls --------------------------------------------------------------------------------
+// the keys a control keeps for itself: a menu's and the slider's arrows, a button's space
+function ownKey(target, key) {
+  const tag = target.tagName;
+  if (tag === "SELECT" || tag === "INPUT" || tag === "TEXTAREA") return true;
+  return tag === "BUTTON" && (key === " " || key === "Enter");
+}
+
+function onKey(view, event) {
+  if (event.altKey || event.ctrlKey || event.metaKey || ownKey(event.target, event.key)) return;
+  const last = view.frames.length - 1;
+  const actions = {
+    ArrowRight: () => stepTo(view, view.current + 1),
+    ArrowLeft: () => stepTo(view, view.current - 1),
+    Home: () => stepTo(view, 0),
+    End: () => stepTo(view, last),
+    " ": () => togglePlay(view),
+  };
+  const action = actions[event.key];
+  if (!action || !view.frames.length) return;
+  event.preventDefault(); // no page scroll on space, no notebook command
+  event.stopPropagation();
+  action();
+}
+
+// Notebook 7 reads every key on the way down (a capturing listener on the document) and takes
+// the arrows for itself; a capturing listener on the window hears them first. One per page: it
+// hands a key pressed inside a player to that player (`mgOnKey`); all other keys go on as usual.
+function keysFirst(event) {
+  const root = event.target instanceof Element ? event.target.closest(".mg-player") : null;
+  if (root && root.mgOnKey) root.mgOnKey(event);
+}
+
 function wireControls(view) {
-  const { model, play, next, prev, first, slider, speed, zoom, graph } = view;
+  const { model, root, play, next, prev, first, last, slider, speed, zoom, graph } = view;
+  root.mgOnKey = (event) => onKey(view, event);
+  if (!window.mgPlayerKeys) {
+    window.mgPlayerKeys = true;
+    window.addEventListener("keydown", keysFirst, true);
+  }
   play.addEventListener("click", () => togglePlay(view));
   next.addEventListener("click", () => stepTo(view, view.current + 1));
   prev.addEventListener("click", () => stepTo(view, view.current - 1));
   first.addEventListener("click", () => stepTo(view, 0));
+  last.addEventListener("click", () => stepTo(view, view.frames.length - 1));
   slider.addEventListener("input", () => stepTo(view, parseInt(slider.value, 10)));
   speed.addEventListener("change", () => {
     model.set("speed", parseFloat(speed.value));
@@ -389,9 +451,23 @@ function followKernel(view) { // `player.frame = k` in Python moves this view to
   if (k !== view.current && view.frames.length) goto(view, k);
 }
 
+// the picture output displayed with this player (widgets/player.py) is not needed while it lives
+function hidePictures(model) {
+  const key = model.get("key");
+  const hidden = [];
+  if (!key) return hidden;
+  for (const picture of document.querySelectorAll(`.mg-fallback[data-mg-player="${key}"]`)) {
+    const output = picture.closest(".jp-OutputArea-child") || picture;
+    hidden.push([output, output.style.display]);
+    output.style.display = "none";
+  }
+  return hidden;
+}
+
 function render({ model, el }) {
   const view = buildView(model, el);
   wireControls(view);
+  const hidden = hidePictures(model);
   const onSvg = () => reload(view);
   const onFrame = () => followKernel(view);
   model.on("change:svg", onSvg);
@@ -401,6 +477,7 @@ function render({ model, el }) {
     if (view.timer !== null) clearTimeout(view.timer);
     model.off("change:svg", onSvg);
     model.off("change:frame", onFrame);
+    for (const [output, display] of hidden) output.style.display = display;
   };
 }
 

@@ -2,28 +2,49 @@
 
 The kernel sends the SVG and all frames once. The only messages afterwards are the frame number
 when the user pauses or steps (so `player.frame` can be read from Python) and a module box
-clicked open or closed, which needs a new layout. A notebook without a live kernel still shows
-the static picture from the `text/html` part of the output.
+clicked open or closed, which needs a new layout.
+
+A player displays as two outputs: its picture (an image, with "run the cell to replay"), then the
+live widget. A notebook without the widget's model (opened fresh and untrusted, reopened after
+its kernel is gone, exported by nbconvert) shows the picture; the live widget hides it. The
+picture's trusted HTML also hides the "model not found" message of its widget output, with a
+stylesheet rule that matches only a widget output with nothing rendered in it.
+`save_html` writes the replay to one file that needs no kernel and no network (replay.py).
 """
 
 from __future__ import annotations
 
+import os
 import time
+import uuid
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anywidget
 import traitlets
+from IPython.display import display
 
 from .frames import FrameMaker
-from .svg import DotNotFoundError
+from .labels import escape_html
+from .replay import replay_html
+from .svg import LayoutError
 from .view import MAX_NODES, GraphTooLargeError, GraphView
 
 if TYPE_CHECKING:  # a trace makes its player (`Trace.player`): trace.py imports this module
     from .trace import Trace
 
 HERE = Path(__file__).parent
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# JupyterLab / Notebook 7: the widget output right after a player's picture is not shown while
+# its renderer (a Lumino panel) holds only text: "Loading widget...", "Error displaying widget:
+# model not found". A live player is an element inside it, and shows. (CSS allows no :has()
+# inside :has(), so the output is hidden, not its whole row.)
+HIDE_DEAD_WIDGET = (
+    "<style>.jp-OutputArea-child:has(.mg-fallback) + .jp-OutputArea-child > "
+    ".jp-OutputArea-output.lm-Panel:not(:has(*)) { display: none; }</style>"
+)
+REPLAY_NOTE = "▶ Run this cell to replay the animation (a live player replaces this picture)."
 
 
 class Player(anywidget.AnyWidget):
@@ -42,6 +63,7 @@ class Player(anywidget.AnyWidget):
     timings = traitlets.Dict().tag(sync=True)  # kernel-side milliseconds, for the record
     frame = traitlets.Int(0).tag(sync=True)
     speed = traitlets.Float(1.0).tag(sync=True)
+    key = traitlets.Unicode("").tag(sync=True)  # links the live view to its picture output
 
     def __init__(
         self,
@@ -62,7 +84,14 @@ class Player(anywidget.AnyWidget):
         picture = self._picture(view)
         picture["timings"] = {"frames_ms": frames_ms, **picture["timings"]}
         # everything in the first message: the front end draws once, with all it needs
-        super().__init__(frames=frames, titles=maker.title, speed=speed, frame=frame, **picture)
+        super().__init__(
+            frames=frames,
+            titles=maker.title,
+            speed=speed,
+            frame=frame,
+            key=uuid.uuid4().hex,
+            **picture,
+        )
         self.trace = trace
         self.view = view
         self.add_class("mg-player-widget")
@@ -74,7 +103,7 @@ class Player(anywidget.AnyWidget):
         t0 = time.perf_counter()
         try:
             svg, message = view.svg(), ""
-        except (GraphTooLargeError, DotNotFoundError) as err:
+        except (GraphTooLargeError, LayoutError) as err:
             svg, message = "", str(err)
         layout_ms = round((time.perf_counter() - t0) * 1000, 1)
         return {
@@ -105,8 +134,40 @@ class Player(anywidget.AnyWidget):
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict, dict]:
         data, meta = super()._repr_mimebundle_(**kwargs)
         data["text/plain"] = repr(self)
-        data["text/html"] = self.view.html(caption=repr(self))  # the picture without a kernel
+        data["text/html"] = self.picture_html()  # for callers that skip _ipython_display_
         return data, meta
+
+    def picture_html(self) -> str:
+        """The output a notebook shows when the live widget cannot be: caption, note, picture."""
+        return (
+            f'<div class="mg-static mg-fallback" data-mg-player="{self.key}">{HIDE_DEAD_WIDGET}'
+            f'<div class="mg-caption">{escape_html(repr(self))}</div>'
+            f'<div class="mg-note">{escape_html(REPLAY_NOTE)}</div>'
+            f"{self.view.picture_html()}</div>"
+        )
+
+    def _ipython_display_(self) -> None:
+        """The picture output, then the widget output (see the module docstring)."""
+        display({"text/plain": repr(self), "text/html": self.picture_html()}, raw=True)
+        data, meta = super()._repr_mimebundle_()
+        display({WIDGET_VIEW: data[WIDGET_VIEW]}, metadata=meta, raw=True)
+
+    def replay_state(self) -> dict[str, Any]:
+        """Every synced trait of the player's own (what its front end reads), as JSON data."""
+        base = set(anywidget.AnyWidget.class_trait_names())  # _esm and _css are not state
+        own = [n for n in self.trait_names(sync=True) if n not in base and n[0] != "_"]
+        return {name: getattr(self, name) for name in sorted(own)}
+
+    def save_html(self, path: str | os.PathLike[str], title: str | None = None) -> Path:
+        """Write one self-contained HTML file that replays this trace in any browser, offline.
+
+        The file holds the picture, every frame, the player's script and style: no kernel, no
+        network. Module boxes do not open there (that needs a new layout from the kernel).
+        """
+        path = Path(path)
+        page = replay_html(self.replay_state(), title or repr(self), HERE)
+        path.write_text(page, encoding="utf-8")
+        return path
 
 
 class BackwardPlayer(Player):

@@ -1,13 +1,16 @@
 """The static view: a graph drawn once, shown without JavaScript anywhere a notebook is rendered.
 
 `GraphView` is what `draw_graph` returns. Its `text/plain` is the deterministic summary line that
-nbval compares; its `text/html` is a caption and the picture as inline SVG, so nbconvert HTML and
-GitHub show it too. Size limits and a missing `dot` become a readable message in the output, not
-a traceback.
+nbval compares; its `text/html` is a caption and the picture as an `<img>` holding the SVG as a
+data URI. An image, not inline SVG: JupyterLab strips `<svg>` out of the HTML of a notebook it does
+not trust (every notebook opened fresh), and keeps images; nbconvert's HTML shows it too, and an
+SVG image runs no script. Size limits and layout failures become a readable message in the
+output, not a traceback.
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -15,15 +18,15 @@ from .dot import to_dot
 from .drawing import Drawing, module_ids, plan
 from .labels import escape_html
 from .model import Graph
-from .svg import DotNotFoundError, layout_svg
+from .svg import LayoutError, layout_svg
 
-# dot (with the fast settings of dot.py) takes 0.3-1.5 s here at 2,000 nodes, ~3 s at 3,000, and
-# grows faster than linearly: past this, a message instead of a page that seems to hang
+# the layout (with the fast settings of dot.py) takes ~0.9 s here at 2,000 nodes, ~2 s at 3,000,
+# and grows faster than linearly: past this, a message instead of a page that seems to hang
 MAX_NODES = 3000
 
 
 class GraphTooLargeError(ValueError):
-    """Raised instead of handing dot a graph it would take minutes to lay out."""
+    """Raised instead of handing the layout a graph it would take minutes to lay out."""
 
 
 def collapsed_paths(
@@ -113,24 +116,40 @@ class GraphView:
             )
         key = frozenset(self.collapsed)
         if key not in self._sources:  # writing DOT for 2,000 nodes takes ~0.15 s: once
-            self._sources[key] = to_dot(drawing, legend=self.legend, rankdir=self.rankdir).source
+            self._sources[key] = to_dot(drawing, legend=self.legend, rankdir=self.rankdir)
         return self._sources[key]
 
     def svg(self) -> str:
-        """The laid-out picture (raises GraphTooLargeError or DotNotFoundError)."""
+        """The laid-out picture (raises GraphTooLargeError or LayoutError)."""
         return layout_svg(self.source())
 
     def __repr__(self) -> str:
         return f"GraphView({self.summary()})"
 
+    def picture_html(self) -> str:
+        """The picture as an SVG image, or the reason there is none."""
+        try:
+            svg = self.svg()
+        except (GraphTooLargeError, LayoutError) as err:
+            return f'<pre class="mg-message">{escape_html(str(err))}</pre>'
+        return svg_image(svg, alt=f"graph: {self.summary()}")
+
     def html(self, caption: str = "") -> str:
         """HTML showing the picture (or the reason there is none) under a caption line."""
         head = escape_html(caption or self.summary())
-        try:
-            body = self.svg()
-        except (GraphTooLargeError, DotNotFoundError) as err:
-            body = f'<pre class="mg-message">{escape_html(str(err))}</pre>'
-        return f'<div class="mg-static"><div class="mg-caption">{head}</div>{body}</div>'
+        return (
+            f'<div class="mg-static"><div class="mg-caption">{head}</div>'
+            f"{self.picture_html()}</div>"
+        )
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         return {"text/plain": repr(self), "text/html": self.html()}
+
+
+def svg_image(svg: str, alt: str) -> str:
+    """An `<img>` showing `svg` from a data URI (base64: no character of it needs escaping)."""
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (
+        f'<img class="mg-picture" alt="{escape_html(alt)}" style="max-width:100%;height:auto" '
+        f'src="data:image/svg+xml;base64,{data}">'
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from typing import Any
 
 from .feedback import close, verdict
@@ -26,16 +25,6 @@ def setup_check() -> None:
     except Exception as err:  # any failure here is what the learner must read about
         print(f"✗ minigrad does not import: {err}. Run `pip install -e .` in the repository.")
         return
-
-    if shutil.which("dot"):
-        print("✓ graphviz's `dot` program is on the PATH")
-    else:
-        ok = False
-        print(
-            "✗ graphviz's `dot` program is missing, so graphs cannot be drawn. Install it with\n"
-            "  `apt-get install graphviz`, `conda install -c conda-forge graphviz`, or\n"
-            "  `pip install graphviz-pure` and link its executable as `dot`."
-        )
 
     try:
         from widgets import draw_graph

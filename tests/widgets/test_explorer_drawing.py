@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
+import html
 import re
 
-import graphviz
 import pytest
 from explorer_graphs import EVIL, abc, lib, libraries, recorded_mlp
 
 import minigrad as mg
 from widgets import (
-    DotNotFoundError,
     GraphTooLargeError,
+    LayoutError,
     draw_graph,
     record_backward,
     record_forward,
 )
 from widgets import svg as svg_module
-from widgets.labels import escape_attr, format_values, html_label
+from widgets.labels import format_values, html_label, label_text, quoted
 
 
 def test_every_node_and_edge_is_an_svg_element_with_its_model_id_and_kind_class():
@@ -29,7 +29,7 @@ def test_every_node_and_edge_is_an_svg_element_with_its_model_id_and_kind_class(
         [*view.graph.nodes, *view.graph.edges]
     )
     assert '<g id="n8" class="node mg&#45;n&#45;leaf">' in svg
-    assert svg.startswith('<svg class="mg-svg"')  # no XML prolog: it is inlined in HTML
+    assert svg.startswith("<svg ")  # no XML prolog or engine comment: it is inlined in HTML
     assert "legend" in svg and "AccumulateGrad" in svg
 
 
@@ -41,7 +41,8 @@ def test_a_tensor_named_like_markup_is_text(name):
     source, svg, html = view.source(), view.svg(), view.html()
     assert "<img" not in source and "&lt;img src=x onerror=alert(1)&gt;" in source
     assert "<img" not in svg and "&lt;img src=x onerror=alert(1)&gt;</text>" in svg
-    assert "<img" not in html
+    assert html.count("<img") == 1 and html.count('<img class="mg-picture" alt="graph: ') == 1
+    assert "onerror" not in html  # the only <img> is the picture; the name is inside its SVG
 
 
 @pytest.mark.parametrize("name", libraries())
@@ -62,12 +63,49 @@ def test_a_module_named_like_markup_is_text(name):
     assert y.grad_fn is not None
 
 
+# Graphviz's own escapes (\N node name, \G graph name, \L \l line breaks, \E edge, \T tail,
+# \H head), markup and entities: every one must reach the picture as typed
+TRICKY = ["\\N", "\\G", "\\L", "\\l \\E \\T \\H", "a\\", "\\\\", "<b>", "&amp;", "&", "\"q\" 'a'"]
+
+
+def svg_texts(svg: str) -> list[str]:
+    """The text of every `<text>` element of an SVG, entities decoded (what a browser shows)."""
+    return [html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+
+
+def svg_tooltips(svg: str) -> list[str]:
+    return [html.unescape(t) for t in re.findall(r'xlink:title="([^"]*)"', svg)]
+
+
+@pytest.mark.parametrize("name", TRICKY)
+def test_names_with_graphviz_escapes_appear_verbatim(name):
+    x = mg.tensor([1.0], requires_grad=True)
+    y = x * 2
+    texts = svg_texts(draw_graph(y.sum(), names={name: x, f"{name}!": y}).svg())
+    assert name in texts and f"{name}!" in texts
+
+
+@pytest.mark.parametrize("name", TRICKY)
+def test_module_names_with_graphviz_escapes_appear_verbatim_in_frames_and_tooltips(name):
+    model = mg.nn.Sequential()
+    model.add_module(name, mg.nn.Linear(2, 1))
+    with record_forward(model) as fwd:
+        model(mg.tensor([[1.0, 2.0]])).sum()
+    boxed = fwd.draw(collapse=True).svg()
+    assert f"{name} (Linear)" in svg_texts(boxed)
+    assert f"{name}: a collapsed module (a player opens it)" in svg_tooltips(boxed)
+    framed = fwd.draw().svg()
+    assert f"{name} (Linear)" in svg_texts(framed)
+    assert f"{name}: a player closes it on a click on the frame" in svg_tooltips(framed)
+
+
 def test_escaping_helpers():
     assert (
         html_label("<b>", ["a & b"])
         == '<<b>&lt;b&gt;</b><br/><font point-size="9">a &amp; b</font>>'
     )
-    assert str(escape_attr("<x> \\N")) == "<x> \\\\N"
+    assert label_text("<x> \\N") == "&lt;x&gt; \\\\N"
+    assert quoted('"<x>" \\N') == '"&quot;&lt;x&gt;&quot; \\\\\\\\N"'
     assert format_values(mg.tensor([[1.0, -0.0], [2.5, 1e-9]]).numpy()) == "[[1., 0.], [2.5, 0.]]"
     assert format_values(mg.zeros(9).numpy()) is None  # too many values to print in a label
 
@@ -114,24 +152,25 @@ def test_a_graph_past_the_size_limit_gives_a_message_not_a_layout():
     assert "more than the limit of 5" in bundle["text/html"] and "<svg" not in bundle["text/html"]
 
 
-def test_missing_dot_names_the_ways_to_install_it(monkeypatch):
-    monkeypatch.setattr(graphviz.backend.dot_command, "DOT_BINARY", "no-such-dot-binary")
-    monkeypatch.setattr(svg_module.shutil, "which", lambda name: None)
+def test_a_missing_layout_program_is_a_message_with_the_pip_command(monkeypatch):
+    """Only a broken install gets here (graphviz-pure comes with the widgets' dependencies)."""
+    monkeypatch.setattr(svg_module, "ENGINE", "no-such-layout-program")
+    svg_module.engine_path.cache_clear()
     svg_module.layout_svg.cache_clear()
     a, b, y = abc(mg)
     view = draw_graph(y, names={"fresh": a})  # a DOT text not laid out before
-    with pytest.raises(DotNotFoundError) as err:
-        view.svg()
-    message = str(err.value)
-    assert "apt-get install graphviz" in message
-    assert "conda-forge" in message and "graphviz-pure" in message
-    html = view._repr_mimebundle_()["text/html"]  # the notebook shows the message, no traceback
-    assert "apt-get install graphviz" in html
-    with record_backward(y) as bwd:
-        y.backward()
-    player = bwd.player()
-    assert "graphviz-pure" in player.message and player.svg == ""
-    svg_module.layout_svg.cache_clear()
+    try:
+        with pytest.raises(LayoutError, match="pip install graphviz-pure"):
+            view.svg()
+        html_out = view._repr_mimebundle_()["text/html"]  # the notebook shows it, no traceback
+        assert "pip install graphviz-pure" in html_out and "<img" not in html_out
+        with record_backward(y) as bwd:
+            y.backward()
+        player = bwd.player()
+        assert "pip install graphviz-pure" in player.message and player.svg == ""
+    finally:
+        svg_module.engine_path.cache_clear()
+        svg_module.layout_svg.cache_clear()
 
 
 def test_the_same_graph_is_laid_out_once():
