@@ -66,23 +66,8 @@ def _impl(dtype: np.dtype) -> ModuleType:
     return _module if dtype in _JIT_DTYPES else numpy_ref
 
 
-Size = int | tuple[int, int]
-
-
-def _two(v: Size) -> tuple[int, int]:
-    return (v, v) if isinstance(v, int) else tuple(v)
-
-
-def output_size(
-    size: int, k: int, stride: int, pad: int, dilation: int = 1, ceil_mode: bool = False
-) -> int:
-    """One spatial size after a convolution or pooling window (PyTorch's formula; in ceil
-    mode the last window must start inside the input or its left padding)."""
-    span = dilation * (k - 1) + 1
-    out = (size + 2 * pad - span + (stride - 1 if ceil_mode else 0)) // stride + 1
-    if ceil_mode and (out - 1) * stride >= size + pad:
-        out -= 1
-    return out
+Size = numpy_ref.Size
+output_size = numpy_ref.output_size
 
 
 def conv2d_forward(
@@ -93,14 +78,13 @@ def conv2d_forward(
     pad: Size,
     dilation: Size = 1,
     groups: int = 1,
-    multiply_padding: bool = True,
+    multiply_padding: bool = False,
 ) -> np.ndarray:
     """(N,C,H,W) * (O,C/groups,kh,kw) + bias (O,) or None -> (N,O,Ho,Wo), like torch.conv2d.
-    multiply_padding: padded zeros enter the products as in PyTorch's im2col path (a non-finite
-    weight makes NaN where it meets padding), else they are skipped as in its oneDNN path."""
-    return _impl(x.dtype).conv2d_forward(
-        x, w, bias, _two(stride), _two(pad), _two(dilation), groups, multiply_padding
-    )
+    Padded zeros are skipped, or with multiply_padding multiplied as in PyTorch's im2col path
+    (a non-finite weight then makes NaN where it meets the padding)."""
+    impl = _impl(x.dtype)
+    return impl.conv2d_forward(x, w, bias, stride, pad, dilation, groups, multiply_padding)
 
 
 def conv2d_input_grad(
@@ -113,9 +97,7 @@ def conv2d_input_grad(
     groups: int = 1,
 ) -> np.ndarray:
     """d conv2d_forward / d x, applied to the output gradient g."""
-    return _impl(g.dtype).conv2d_input_grad(
-        g, w, tuple(x_shape), _two(stride), _two(pad), _two(dilation), groups
-    )
+    return _impl(g.dtype).conv2d_input_grad(g, w, tuple(x_shape), stride, pad, dilation, groups)
 
 
 def conv2d_weight_grad(
@@ -126,11 +108,12 @@ def conv2d_weight_grad(
     pad: Size,
     dilation: Size = 1,
     groups: int = 1,
-    multiply_padding: bool = True,
+    multiply_padding: bool = False,
 ) -> np.ndarray:
     """d conv2d_forward / d w, applied to the output gradient g (padding as in the forward)."""
-    return _impl(g.dtype).conv2d_weight_grad(
-        x, g, tuple(w_shape), _two(stride), _two(pad), _two(dilation), groups, multiply_padding
+    impl = _impl(g.dtype)
+    return impl.conv2d_weight_grad(
+        x, g, tuple(w_shape), stride, pad, dilation, groups, multiply_padding
     )
 
 
@@ -144,12 +127,7 @@ def max_pool2d_forward(
 ):
     """(values, flat indices into x.ravel()) of each window's maximum (PyTorch's pick: the
     first maximum, the last NaN)."""
-    k, stride, pad, dilation = _two(k), _two(stride), _two(pad), _two(dilation)
-    out_hw = (
-        output_size(x.shape[2], k[0], stride[0], pad[0], dilation[0], ceil_mode),
-        output_size(x.shape[3], k[1], stride[1], pad[1], dilation[1], ceil_mode),
-    )
-    return _impl(x.dtype).max_pool2d_forward(x, k, stride, pad, dilation, out_hw)
+    return _impl(x.dtype).max_pool2d_forward(x, k, stride, pad, dilation, ceil_mode)
 
 
 def max_pool2d_backward(g: np.ndarray, indices: np.ndarray, x_shape: tuple) -> np.ndarray:

@@ -17,32 +17,32 @@ CACHE_DIR = cache.configure()
 from . import jit_conv, jit_elementwise, jit_loss, jit_pool  # noqa: E402  (after the cache dir)
 
 _c = np.ascontiguousarray
-Pair = tuple[int, int]
+pair, Size = numpy_ref.pair, numpy_ref.Size
 
 
 def _bias(bias: np.ndarray | None, size: int, dtype: np.dtype) -> np.ndarray:
     return np.zeros(size, dtype) if bias is None else _c(bias, dtype)
 
 
-def _channels_last(w: np.ndarray, groups: int) -> np.ndarray:
-    """(O,C/groups,kh,kw) -> (C/groups,kh,kw,groups,O/groups): the kernels' inner loop runs
-    along the output channels of one group."""
-    o, cg, kh, kw = w.shape
-    return np.ascontiguousarray(w.transpose(1, 2, 3, 0)).reshape(cg, kh, kw, groups, o // groups)
+def _channels_last(w: np.ndarray) -> np.ndarray:
+    """(O,C/groups,kh,kw) -> (C/groups,kh,kw,O): the kernels' inner loop runs along the output
+    channels."""
+    return np.ascontiguousarray(w.transpose(1, 2, 3, 0))
 
 
 def conv2d_forward(
     x: np.ndarray,
     w: np.ndarray,
     bias: np.ndarray | None,
-    stride: Pair,
-    pad: Pair,
-    dilation: Pair = (1, 1),
+    stride: Size,
+    pad: Size,
+    dilation: Size = 1,
     groups: int = 1,
-    multiply_padding: bool = True,
+    multiply_padding: bool = False,
 ) -> np.ndarray:
+    stride, pad, dilation = pair(stride), pair(pad), pair(dilation)
     b = _bias(bias, w.shape[0], x.dtype)
-    out = jit_conv.correlate(_c(x), _channels_last(w, groups), b, stride, pad, dilation)
+    out = jit_conv.correlate(_c(x), _channels_last(w), b, stride, pad, dilation, groups)
     if multiply_padding and pad != (0, 0):
         jit_conv.poison_forward(out, _c(w), x.shape[2:], stride, pad, dilation)
     return out
@@ -52,11 +52,12 @@ def conv2d_input_grad(
     g: np.ndarray,
     w: np.ndarray,
     x_shape: tuple,
-    stride: Pair,
-    pad: Pair,
-    dilation: Pair = (1, 1),
+    stride: Size,
+    pad: Size,
+    dilation: Size = 1,
     groups: int = 1,
 ) -> np.ndarray:
+    stride, pad, dilation = pair(stride), pair(pad), pair(dilation)
     o, cg, kh, kw = w.shape
     reach = (dilation[0] * (kh - 1), dilation[1] * (kw - 1))
     sizes = [g.shape[2 + a] + reach[a] - 2 * pad[a] for a in (0, 1)]  # of the loop below
@@ -69,22 +70,24 @@ def conv2d_input_grad(
         turned = swapped.reshape(groups * cg, o // groups, kh, kw)[:, :, ::-1, ::-1]
         inner = (reach[0] - pad[0], reach[1] - pad[1])
         zeros = _bias(None, groups * cg, g.dtype)
-        wt = _channels_last(turned, groups)
-        return jit_conv.correlate(_c(g), wt, zeros, stride, inner, dilation)
-    wt = _channels_last(w, groups)
-    return jit_conv.conv2d_input_grad(_c(g), wt, tuple(x_shape), stride, pad, dilation)
+        return jit_conv.correlate(
+            _c(g), _channels_last(turned), zeros, stride, inner, dilation, groups
+        )
+    wt = _channels_last(w)
+    return jit_conv.conv2d_input_grad(_c(g), wt, tuple(x_shape), stride, pad, dilation, groups)
 
 
 def conv2d_weight_grad(
     x: np.ndarray,
     g: np.ndarray,
     w_shape: tuple,
-    stride: Pair,
-    pad: Pair,
-    dilation: Pair = (1, 1),
+    stride: Size,
+    pad: Size,
+    dilation: Size = 1,
     groups: int = 1,
-    multiply_padding: bool = True,
+    multiply_padding: bool = False,
 ) -> np.ndarray:
+    stride, pad, dilation = pair(stride), pair(pad), pair(dilation)
     parts = max(1, min(numba.get_num_threads(), x.shape[0]))
     x, g, w_shape = _c(x), _c(g), tuple(w_shape)
     gw = jit_conv.conv2d_weight_grad(x, g, w_shape, stride, pad, dilation, groups, parts)
@@ -98,8 +101,14 @@ def conv2d_bias_grad(g: np.ndarray) -> np.ndarray:
 
 
 def max_pool2d_forward(
-    x: np.ndarray, k: Pair, stride: Pair, pad: Pair, dilation: Pair, out_hw: Pair
+    x: np.ndarray, k: Size, stride: Size, pad: Size, dilation: Size = 1, ceil_mode: bool = False
 ):
+    k, stride, pad, dilation = pair(k), pair(stride), pair(pad), pair(dilation)
+    size = numpy_ref.output_size
+    out_hw = (
+        size(x.shape[2], k[0], stride[0], pad[0], dilation[0], ceil_mode),
+        size(x.shape[3], k[1], stride[1], pad[1], dilation[1], ceil_mode),
+    )
     return jit_pool.max_pool2d_forward(_c(x), k, stride, pad, dilation, out_hw)
 
 

@@ -2,11 +2,11 @@
 
 Images in lessons are small (8x8 digits) and channels few (16-32), so every kernel keeps the
 output-channel axis innermost and contiguous: that loop vectorizes, the spatial loops are too
-short to. Groups get an axis of their own before it, (..., groups, O/groups), so the inner
-loop always runs over a whole axis from 0 (a loop over part of an axis does not vectorize as
-well: 2-8x slower). Samples are spread over threads with prange; the weight gradient sums over
-samples, so each of `parts` sample ranges (one per thread, chosen by the caller) fills its own
-partial sum. Inputs must be C-contiguous (jit.py ensures it).
+short to. A group's output channels are a run of that axis, indexed as o0 + k (measured: as
+fast as the whole axis; a loop over range(o0, o1), or over a slice, is 1.3-8x slower). Samples
+are spread over threads with prange; the weight gradient sums over samples, so each of `parts`
+sample ranges (one per thread, chosen by the caller) fills its own partial sum. Inputs must be
+C-contiguous (jit.py ensures it).
 
 The loops skip the taps that read padding. PyTorch's im2col path multiplies the padded zeros
 instead, which differs only where the other factor is inf or NaN (0 * inf is NaN): `poison_*`
@@ -23,34 +23,33 @@ FAST = {"reassoc", "contract", "nsz"}
 
 
 @njit(cache=True)
-def _sample_channels_last(g, b, groups):
-    """g[b] (O,Ho,Wo) -> (groups,Ho,Wo,O/groups)."""
+def _sample_channels_last(g, b):
+    """g[b] (O,Ho,Wo) -> (Ho,Wo,O)."""
     o, ho, wo = g.shape[1], g.shape[2], g.shape[3]
-    og = o // groups
-    out = np.empty((groups, ho, wo, og), g.dtype)
-    for gi in range(groups):
-        for k in range(og):
-            for y in range(ho):
-                for x in range(wo):
-                    out[gi, y, x, k] = g[b, gi * og + k, y, x]
+    out = np.empty((ho, wo, o), g.dtype)
+    for oi in range(o):
+        for y in range(ho):
+            for x in range(wo):
+                out[y, x, oi] = g[b, oi, y, x]
     return out
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def correlate(x, wt, bias, stride, pad, dilation):
-    """conv2d's forward with grouped channels-last weights `wt` (C/groups,kh,kw,groups,O/groups),
-    plus a bias per output channel."""
+def correlate(x, wt, bias, stride, pad, dilation, groups):
+    """conv2d's forward with channels-last weights `wt` (C/groups,kh,kw,O), plus a bias per O."""
     n, c, h, wd = x.shape
-    cg, kh, kw, groups, og = wt.shape
+    cg, kh, kw, o = wt.shape
     sh, sw = stride
     ph, pw = pad
     dh, dw = dilation
+    og = o // groups
     ho = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
     wo = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
-    out = np.empty((n, groups * og, ho, wo), x.dtype)
+    out = np.empty((n, o, ho, wo), x.dtype)
     for b in prange(n):
-        acc = np.zeros((groups, ho, wo, og), x.dtype)
+        acc = np.zeros((ho, wo, o), x.dtype)
         for gi in range(groups):
+            o0 = gi * og
             for cl in range(cg):
                 ci = gi * cg + cl
                 for y in range(ho):
@@ -65,29 +64,30 @@ def correlate(x, wt, bias, stride, pad, dilation):
                                     continue
                                 v = x[b, ci, iy, ix]
                                 for k in range(og):
-                                    acc[gi, y, xo, k] += v * wt[cl, i, j, gi, k]
-        for gi in range(groups):
-            for k in range(og):
-                for y in range(ho):
-                    for xo in range(wo):
-                        out[b, gi * og + k, y, xo] = acc[gi, y, xo, k] + bias[gi * og + k]
+                                    acc[y, xo, o0 + k] += v * wt[cl, i, j, o0 + k]
+        for oi in range(o):
+            for y in range(ho):
+                for xo in range(wo):
+                    out[b, oi, y, xo] = acc[y, xo, oi] + bias[oi]
     return out
 
 
 @njit(parallel=True, cache=True, fastmath=FAST)
-def conv2d_input_grad(g, wt, x_shape, stride, pad, dilation):
-    """Any stride, with grouped channels-last weights `wt` (C/groups,kh,kw,groups,O/groups);
-    what lands in the padding is dropped."""
+def conv2d_input_grad(g, wt, x_shape, stride, pad, dilation, groups):
+    """Any stride, with channels-last weights `wt` (C/groups,kh,kw,O); what lands in the
+    padding is dropped."""
     n, c, h, wd = x_shape
-    cg, kh, kw, groups, og = wt.shape
+    cg, kh, kw, o = wt.shape
     sh, sw = stride
     ph, pw = pad
     dh, dw = dilation
+    og = o // groups
     ho, wo = g.shape[2], g.shape[3]
     gx = np.zeros((n, c, h, wd), g.dtype)
     for b in prange(n):
-        gt = _sample_channels_last(g, b, groups)
+        gt = _sample_channels_last(g, b)
         for gi in range(groups):
+            o0 = gi * og
             for cl in range(cg):
                 ci = gi * cg + cl
                 for y in range(ho):
@@ -102,7 +102,7 @@ def conv2d_input_grad(g, wt, x_shape, stride, pad, dilation):
                                     continue
                                 s = g.dtype.type(0)
                                 for k in range(og):
-                                    s += gt[gi, y, xo, k] * wt[cl, i, j, gi, k]
+                                    s += gt[y, xo, o0 + k] * wt[cl, i, j, o0 + k]
                                 gx[b, ci, iy, ix] += s
     return gx
 
@@ -116,11 +116,12 @@ def conv2d_weight_grad(x, g, w_shape, stride, pad, dilation, groups, parts):
     dh, dw = dilation
     og = o // groups
     ho, wo = g.shape[2], g.shape[3]
-    partial = np.zeros((parts, cg, kh, kw, groups, og), g.dtype)
+    partial = np.zeros((parts, cg, kh, kw, o), g.dtype)
     for p in prange(parts):
         for b in range(p * n // parts, (p + 1) * n // parts):
-            gt = _sample_channels_last(g, b, groups)
+            gt = _sample_channels_last(g, b)
             for gi in range(groups):
+                o0 = gi * og
                 for cl in range(cg):
                     ci = gi * cg + cl
                     for y in range(ho):
@@ -135,17 +136,16 @@ def conv2d_weight_grad(x, g, w_shape, stride, pad, dilation, groups, parts):
                                         continue
                                     v = x[b, ci, iy, ix]
                                     for k in range(og):
-                                        partial[p, cl, i, j, gi, k] += v * gt[gi, y, xo, k]
+                                        partial[p, cl, i, j, o0 + k] += v * gt[y, xo, o0 + k]
     total = partial[0]
     for p in range(1, parts):
         total += partial[p]
     gw = np.empty((o, cg, kh, kw), g.dtype)
-    for gi in range(groups):
-        for k in range(og):
-            for ci in range(cg):
-                for i in range(kh):
-                    for j in range(kw):
-                        gw[gi * og + k, ci, i, j] = total[ci, i, j, gi, k]
+    for oi in range(o):
+        for ci in range(cg):
+            for i in range(kh):
+                for j in range(kw):
+                    gw[oi, ci, i, j] = total[ci, i, j, oi]
     return gw
 
 

@@ -11,6 +11,24 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 Pair = tuple[int, int]
+Size = int | tuple[int, int]
+
+
+def pair(v: Size) -> Pair:
+    """One int for both spatial dims, or a pair (every conv and pool kernel takes either)."""
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def output_size(
+    size: int, k: int, stride: int, pad: int, dilation: int = 1, ceil_mode: bool = False
+) -> int:
+    """One spatial size after a convolution or pooling window (PyTorch's formula; in ceil
+    mode the last window must start inside the input or its left padding)."""
+    span = dilation * (k - 1) + 1
+    out = (size + 2 * pad - span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
 
 
 def _windows(
@@ -56,12 +74,6 @@ def _taps(x_hw: tuple, out_hw: tuple, k: Pair, stride: Pair, pad: Pair, dilation
                 yield rows[0], cols[0], rows[1], cols[1], i, j
 
 
-def _out_hw(x_hw: tuple, k: Pair, stride: Pair, pad: Pair, dilation: Pair) -> tuple[int, int]:
-    return tuple(
-        (x_hw[a] + 2 * pad[a] - dilation[a] * (k[a] - 1) - 1) // stride[a] + 1 for a in (0, 1)
-    )
-
-
 def _split(a: np.ndarray, groups: int) -> np.ndarray:
     """(N, G*c, ...) -> (N, G, c, ...): channels by group (a view)."""
     return a.reshape(a.shape[0], groups, a.shape[1] // groups, *a.shape[2:])
@@ -69,21 +81,22 @@ def _split(a: np.ndarray, groups: int) -> np.ndarray:
 
 # --- convolution -------------------------------------------------------------------------
 # Padding: PyTorch's im2col path multiplies the padded zeros by the weights (a non-finite
-# weight makes NaN where its tap reads padding), its oneDNN path skips them. With
-# `multiply_padding` the window products below include the zeros; without, when a non-finite
-# number could meet the padding, the per-tap loops run instead, which never read it.
+# weight makes NaN where its tap reads padding), its oneDNN direct kernels skip them (the
+# default here). The window products below include the zeros; where that could differ from
+# skipping them (a non-finite weight, or output gradient, and padding), and skipping is asked
+# for, the per-tap loops run instead, which never read the padding.
 def conv2d_forward(
     x: np.ndarray,
     w: np.ndarray,
     bias: np.ndarray | None,
-    stride: Pair,
-    pad: Pair,
-    dilation: Pair = (1, 1),
+    stride: Size,
+    pad: Size,
+    dilation: Size = 1,
     groups: int = 1,
-    multiply_padding: bool = True,
+    multiply_padding: bool = False,
 ) -> np.ndarray:
     """(N,C,H,W) * (O,C/groups,kh,kw) (+ bias (O,)) -> (N,O,Ho,Wo), cross-correlation."""
-    k = w.shape[2:]
+    stride, pad, dilation, k = pair(stride), pair(pad), pair(dilation), w.shape[2:]
     if multiply_padding or pad == (0, 0) or np.isfinite(w).all():
         win = _windows(x, k, stride, dilation, pad)
         if groups == 1:
@@ -94,7 +107,7 @@ def conv2d_forward(
             out = out.reshape(out.shape[0], -1, *out.shape[3:])
         out = np.ascontiguousarray(out)
     else:
-        out_hw = _out_hw(x.shape[2:], k, stride, pad, dilation)
+        out_hw = [output_size(x.shape[2 + a], k[a], stride[a], pad[a], dilation[a]) for a in (0, 1)]
         out = np.zeros((x.shape[0], w.shape[0], *out_hw), np.result_type(x, w))
         outg, xg = _split(out, groups), _split(x, groups)
         wg = w.reshape(groups, -1, *w.shape[1:])
@@ -109,20 +122,22 @@ def conv2d_input_grad(
     g: np.ndarray,
     w: np.ndarray,
     x_shape: tuple,
-    stride: Pair,
-    pad: Pair,
-    dilation: Pair = (1, 1),
+    stride: Size,
+    pad: Size,
+    dilation: Size = 1,
     groups: int = 1,
 ) -> np.ndarray:
     """Gradient of conv2d_forward with respect to x, given the output gradient g (what lands
     in the padding is dropped, so padding never matters here)."""
+    stride, pad, dilation = pair(stride), pair(pad), pair(dilation)
     gx = np.zeros(x_shape, dtype=g.dtype)
-    gxg, gg = _split(gx, groups), _split(g, groups)
-    wg = w.reshape(groups, -1, *w.shape[1:])
+    if groups == 1:  # einsum's fast path (BLAS); with a group index it loops in C
+        gxg, gg, wg, spec = gx, g, w, "noyx,oc->ncyx"
+    else:
+        gxg, gg, wg = _split(gx, groups), _split(g, groups), w.reshape(groups, -1, *w.shape[1:])
+        spec = "ngoyx,goc->ngcyx"
     for oy, ox, iy, ix, i, j in _taps(x_shape[2:], g.shape[2:], w.shape[2:], stride, pad, dilation):
-        gxg[..., iy, ix] += np.einsum(
-            "ngoyx,goc->ngcyx", gg[..., oy, ox], wg[..., i, j], optimize=True
-        )
+        gxg[..., iy, ix] += np.einsum(spec, gg[..., oy, ox], wg[..., i, j], optimize=True)
     return gx
 
 
@@ -130,14 +145,14 @@ def conv2d_weight_grad(
     x: np.ndarray,
     g: np.ndarray,
     w_shape: tuple,
-    stride: Pair,
-    pad: Pair,
-    dilation: Pair = (1, 1),
+    stride: Size,
+    pad: Size,
+    dilation: Size = 1,
     groups: int = 1,
-    multiply_padding: bool = True,
+    multiply_padding: bool = False,
 ) -> np.ndarray:
     """Gradient of conv2d_forward with respect to w, given the output gradient g."""
-    k = w_shape[2:]
+    stride, pad, dilation, k = pair(stride), pair(pad), pair(dilation), w_shape[2:]
     if multiply_padding or pad == (0, 0) or np.isfinite(g).all():
         win = _windows(x, k, stride, dilation, pad)[:, :, : g.shape[2], : g.shape[3]]
         if groups == 1:
@@ -161,24 +176,21 @@ def conv2d_bias_grad(g: np.ndarray) -> np.ndarray:
 
 # --- max pooling -------------------------------------------------------------------------
 def max_pool2d_forward(
-    x: np.ndarray, k: Pair, stride: Pair, pad: Pair, dilation: Pair, out_hw: Pair
+    x: np.ndarray, k: Size, stride: Size, pad: Size, dilation: Size = 1, ceil_mode: bool = False
 ):
     """Values and the flat index (into x.ravel()) of each window's maximum, as PyTorch picks
     it: the first maximum, but the last NaN; only real positions, never the padding."""
+    k, stride, pad, dilation = pair(k), pair(stride), pair(pad), pair(dilation)
     n, c, h, w = x.shape
+    out_hw = (
+        output_size(h, k[0], stride[0], pad[0], dilation[0], ceil_mode),
+        output_size(w, k[1], stride[1], pad[1], dilation[1], ceil_mode),
+    )
     ho, wo = out_hw
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    extra = tuple(
-        max(
-            0,
-            (out_hw[a] - 1) * stride[a]
-            + dilation[a] * (k[a] - 1)
-            + 1
-            - x.shape[2 + a]
-            - 2 * pad[a],
-        )
-        for a in (0, 1)
-    )
+    # ceil mode: the last windows may reach past the end padding (filled too, then cut)
+    reach = [(out_hw[a] - 1) * stride[a] + dilation[a] * (k[a] - 1) + 1 for a in (0, 1)]
+    extra = (max(0, reach[0] - h - 2 * pad[0]), max(0, reach[1] - w - 2 * pad[1]))
     win = _windows(x, k, stride, dilation, pad, fill, extra)[:, :, :ho, :wo]
     flat = win.reshape(n, c, ho, wo, k[0] * k[1])
     arg = flat.argmax(axis=-1)

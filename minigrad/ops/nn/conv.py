@@ -53,9 +53,8 @@ class _ConvBackwardBackward(Node):
 class ConvInputGrad(_ConvBackwardBackward):
     def backward(self, h):
         g, w, spec = self.saved("grad"), self.saved("weight"), self.spec
-        return convolution(h, w, None, spec, out_shape=g.shape), conv2d_weight_grad(
-            h, g, w.shape, spec
-        )
+        dg = convolution(h, w, None, spec, out_shape=g.shape)
+        return dg, conv2d_weight_grad(h, g, w.shape, spec)
 
 
 def conv2d_input_grad(g: Any, w: Any, x_shape: tuple, spec: Spec) -> Any:
@@ -67,9 +66,8 @@ def conv2d_input_grad(g: Any, w: Any, x_shape: tuple, spec: Spec) -> Any:
 class ConvWeightGrad(_ConvBackwardBackward):
     def backward(self, h):
         x, g, spec = self.saved("input"), self.saved("grad"), self.spec
-        return conv2d_input_grad(g, h, x.shape, spec), convolution(
-            x, h, None, spec, out_shape=g.shape
-        )
+        dg = convolution(x, h, None, spec, out_shape=g.shape)
+        return conv2d_input_grad(g, h, x.shape, spec), dg
 
 
 def conv2d_weight_grad(x: Any, g: Any, w_shape: tuple, spec: Spec) -> Any:

@@ -33,6 +33,8 @@ def conv_transpose2d(
     if unbatched:
         x = x.unsqueeze(0)
     spec = spec_for(x, weight, bias, (stride, padding, dilation), groups, output_padding)
-    out_shape = transposed_size(x.shape, weight.shape, spec, expand(output_padding, ""))
+    out_shape = transposed_size(
+        x.shape, weight.shape, spec, expand(output_padding, "output_padding")
+    )
     out = convolution(x, weight, bias, spec, transposed=True, out_shape=out_shape)
     return out.squeeze(0) if unbatched else out
