@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.tensor import Tensor
 from ..creation import tensor, zeros_like
-from .optimizer import Optimizer, add_scaled_
+from .optimizer import Optimizer, add_scaled_, require_non_negative
 
 __all__ = ["Adadelta"]
 
@@ -35,14 +35,15 @@ class Adadelta(Optimizer):
     ) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        require_non_negative(
+            lr=("learning rate", lr),
+        )
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        require_non_negative(
+            eps=("epsilon value", eps),
+            weight_decay=("weight_decay value", weight_decay),
+        )
         defaults = {
             "lr": lr,
             "rho": rho,

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..core.tensor import Tensor
 from ..creation import full_like, tensor
-from .optimizer import Optimizer, add_scaled_
+from .optimizer import Optimizer, add_scaled_, require_non_negative
 
 __all__ = ["Adagrad"]
 
@@ -37,18 +37,18 @@ class Adagrad(Optimizer):
     ) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        require_non_negative(
+            lr=("learning rate", lr),
+            lr_decay=("lr_decay value", lr_decay),
+            weight_decay=("weight_decay value", weight_decay),
+        )
         if not 0.0 <= initial_accumulator_value:
             raise ValueError(
                 f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
             )
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        require_non_negative(
+            eps=("epsilon value", eps),
+        )
         defaults = {
             "lr": lr,
             "lr_decay": lr_decay,

@@ -12,7 +12,7 @@ from typing import Any
 from ..core.tensor import Tensor
 from ..creation import tensor, zeros_like
 from ..ops.elementwise import where
-from .optimizer import Optimizer, add_scaled_
+from .optimizer import Optimizer, add_scaled_, require_non_negative
 
 __all__ = ["Adam", "AdamW"]
 
@@ -43,16 +43,17 @@ class Adam(Optimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        require_non_negative(
+            lr=("learning rate", lr),
+            eps=("epsilon value", eps),
+        )
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        require_non_negative(
+            weight_decay=("weight_decay value", weight_decay),
+        )
         if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
             raise ValueError("betas must be either both floats or both Tensors")
         defaults = {

@@ -37,6 +37,14 @@ def add_scaled_(p: Tensor, update: Tensor, alpha: float) -> None:
     p.add_(update, alpha=alpha)
 
 
+def require_non_negative(**checks: tuple[str, Any]) -> None:
+    """PyTorch's constructor checks, one line per hyper-parameter: `lr=("learning rate", lr)`
+    raises ValueError("Invalid learning rate: -1") when the value is below 0."""
+    for label, value in checks.values():
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {label}: {value}")
+
+
 class _RequiredParameter:
     """Marks a default that every parameter group must set (e.g. a learning rate)."""
 

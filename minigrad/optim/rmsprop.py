@@ -13,7 +13,7 @@ from typing import Any
 from ..core.tensor import Tensor
 from ..creation import tensor, zeros_like
 from .adam import _lerp_
-from .optimizer import Optimizer, add_scaled_
+from .optimizer import Optimizer, add_scaled_, require_non_negative
 
 __all__ = ["RMSprop"]
 
@@ -37,16 +37,13 @@ class RMSprop(Optimizer):
     ) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        require_non_negative(
+            lr=("learning rate", lr),
+            eps=("epsilon value", eps),
+            momentum=("momentum value", momentum),
+            weight_decay=("weight_decay value", weight_decay),
+            alpha=("alpha value", alpha),
+        )
         defaults = {
             "lr": lr,
             "momentum": momentum,
