@@ -255,6 +255,11 @@ def _check_addmm(bias: Tensor, m1: Tensor, m2: Tensor) -> None:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{p})")
 
 
+def _expands_to(shape: tuple, target: tuple) -> bool:
+    """Whether a bias of `shape` broadcasts to the (n, p) result without growing it."""
+    return len(shape) <= 2 and all(a in (1, t) for a, t in zip(shape[::-1], target[::-1]))
+
+
 def _check_scale_in_place(beta: Any, dtype: dtypes.dtype) -> None:
     """With nothing to multiply, PyTorch's addmm is the bias scaled in place (result.mul_(beta)):
     a beta of a higher kind than the result (1 for bool, 0.5 for int) cannot be cast to it."""
@@ -270,18 +275,16 @@ def addmm(bias: Tensor, m1: Tensor, m2: Tensor, *, beta: float = 1, alpha: float
     """beta * bias + alpha * (m1 @ m2), as PyTorch's gemm computes it: a zero beta ignores the
     bias (NaN included), a zero alpha the product; integer results truncate beta and alpha."""
     _check_addmm(bias, m1, m2)
-    x, y = m1._data, m2._data
-    try:
-        b = np.broadcast_to(bias._data, (x.shape[0], y.shape[1]))
-    except ValueError:
-        expand(bias.detach(), x.shape[0], y.shape[1])  # raises PyTorch's error
-        raise
+    x, y, b = m1._data, m2._data, bias._data
+    shape = (x.shape[0], y.shape[1])
+    if b.shape != shape and not _expands_to(b.shape, shape):  # (np.broadcast_to: ~3 us a call)
+        expand(bias.detach(), *shape)  # raises PyTorch's error
     _no_bool(m1, "addmm_impl_cpu_", x, y)
-    if not x.shape[1] and b.size and beta != 0:
+    if not x.shape[1] and shape[0] * shape[1] and beta != 0:
         _check_scale_in_place(beta, m1.dtype)
     scalar = x.dtype.type  # beta and alpha in the result dtype
     if alpha == 0:
-        out = np.zeros(b.shape, x.dtype)
+        out = np.zeros(shape, x.dtype)
     else:
         out = x @ y if alpha == 1 else scalar(alpha) * (x @ y)
     if beta != 0:
