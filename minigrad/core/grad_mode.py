@@ -39,7 +39,8 @@ _State = ThreadModes()
 def set_enabled(on: bool) -> None:
     """The one writer of the thread's grad flag, keeping `Anywhere.grad_off` in step."""
     if _State.enabled != on:
-        Anywhere.count("grad_off", -1 if on else 1)
+        with Anywhere._lock:  # (inline, not `count`: no_grad wraps every optimizer step)
+            Anywhere.grad_off += -1 if on else 1
         _State.enabled = on
 
 
