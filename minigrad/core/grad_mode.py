@@ -17,20 +17,16 @@ class ThreadModes(threading.local):
 
 
 class Anywhere:
-    """Process-wide counts in front of the per-thread flags. Reading a thread-local attribute
+    """Process-wide tallies in front of the per-thread flags. Reading a thread-local attribute
     costs about twice a class attribute, and every op asks "is grad on?" and "inference?", so
-    hot paths read these counts first and the thread's own flag only when a count is non-zero:
-    `grad_off` threads have grad mode off now, `inference_blocks` inference_mode blocks are open.
-    (A thread that dies with grad off leaves the count high: slower, never wrong.)"""
+    hot paths test these lists first and the thread's own flag only when one is non-empty:
+    `grad_off` holds an entry per thread whose grad mode is off now, `inference_blocks` one per
+    open inference_mode block. Lists, because append and pop are atomic: no lock on the
+    `no_grad` that wraps every optimizer step. (A thread that dies with grad off leaves its
+    entry behind: slower, never wrong.)"""
 
-    grad_off = 0
-    inference_blocks = 0
-    _lock = threading.Lock()
-
-    @classmethod
-    def count(cls, name: str, change: int) -> None:
-        with cls._lock:
-            setattr(cls, name, getattr(cls, name) + change)
+    grad_off: list[None] = []
+    inference_blocks: list[None] = []
 
 
 _State = ThreadModes()
@@ -39,8 +35,10 @@ _State = ThreadModes()
 def set_enabled(on: bool) -> None:
     """The one writer of the thread's grad flag, keeping `Anywhere.grad_off` in step."""
     if _State.enabled != on:
-        with Anywhere._lock:  # (inline, not `count`: no_grad wraps every optimizer step)
-            Anywhere.grad_off += -1 if on else 1
+        if on:
+            Anywhere.grad_off.pop()
+        else:
+            Anywhere.grad_off.append(None)
         _State.enabled = on
 
 
@@ -54,20 +52,6 @@ def is_inference_mode_enabled() -> bool:
 
 class _Mode:
     """Base for context managers that are also decorators, like PyTorch's."""
-
-    def _enter(self) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    def _exit(self) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    def __enter__(self):
-        self._enter()
-        return self
-
-    def __exit__(self, *exc: Any) -> bool:
-        self._exit()
-        return False
 
     def __call__(self, fn: Callable) -> Callable:
         @functools.wraps(fn)
@@ -92,11 +76,13 @@ class set_grad_enabled(_Mode):  # noqa: N801
         self.mode = bool(mode)
         set_enabled(self.mode)
 
-    def _enter(self) -> None:
+    def __enter__(self) -> set_grad_enabled:
         set_enabled(self.mode)
+        return self
 
-    def _exit(self) -> None:
+    def __exit__(self, *exc: Any) -> bool:
         set_enabled(self.prev)
+        return False
 
     def _args(self) -> tuple:
         return (self.mode,)
@@ -118,21 +104,25 @@ class _NoArgMode(_Mode):
 
 
 class no_grad(_NoArgMode):  # noqa: N801
-    def _enter(self) -> None:
+    def __enter__(self) -> no_grad:
         self.prev = _State.enabled
         set_enabled(False)
+        return self
 
-    def _exit(self) -> None:
+    def __exit__(self, *exc: Any) -> bool:
         set_enabled(self.prev)
+        return False
 
 
 class enable_grad(_NoArgMode):  # noqa: N801
-    def _enter(self) -> None:
+    def __enter__(self) -> enable_grad:
         self.prev = _State.enabled
         set_enabled(True)
+        return self
 
-    def _exit(self) -> None:
+    def __exit__(self, *exc: Any) -> bool:
         set_enabled(self.prev)
+        return False
 
 
 class inference_mode(_Mode):  # noqa: N801
@@ -146,19 +136,21 @@ class inference_mode(_Mode):  # noqa: N801
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
 
-    def _enter(self) -> None:
+    def __enter__(self) -> inference_mode:
         """inference_mode(False) switches inference off and grad mode on, as in PyTorch."""
         self.prev = (_State.enabled, _State.inference)
         if self.mode:
-            Anywhere.count("inference_blocks", 1)
+            Anywhere.inference_blocks.append(None)
         set_enabled(not self.mode)
         _State.inference = self.mode
+        return self
 
-    def _exit(self) -> None:
+    def __exit__(self, *exc: Any) -> bool:
         set_enabled(self.prev[0])
         _State.inference = self.prev[1]
         if self.mode:
-            Anywhere.count("inference_blocks", -1)
+            Anywhere.inference_blocks.pop()
+        return False
 
     def _args(self) -> tuple:
         return (self.mode,)
