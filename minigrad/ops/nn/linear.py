@@ -22,14 +22,15 @@ def _fusable(x: Tensor, bias: Tensor) -> bool:
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     x = input
-    if x.ndim == 0 or weight.ndim == 0:
+    rank = x._data.ndim
+    if rank == 0 or weight._data.ndim == 0:
         raise RuntimeError(
             "both arguments to linear need to be at least 1D, but they are "
-            f"{x.ndim}D and {weight.ndim}D"
+            f"{rank}D and {weight.ndim}D"
         )
     if bias is None:
         return x.matmul(weight.t())
-    if x.ndim == 2:
+    if rank == 2:
         return addmm(bias, x, weight.t())
     if _fusable(x, bias):
         lead = tuple(x.shape[:-1])
