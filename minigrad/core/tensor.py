@@ -406,6 +406,24 @@ class Tensor:
         return out
 
 
+def _claim_attribute_names() -> None:
+    """CPython (3.11+) gives all Tensors one shared table of instance-attribute names, which
+    stops taking new names once the interpreter's specialised code relies on it (soon after
+    the first ops run). A tensor that later sets a name outside it gets a dict of its own:
+    about 60 ns more per op output, measured after a training step. Setting every name a
+    Tensor may carry once, at import, puts them all in the table."""
+    t = Tensor.__new__(Tensor)
+    for name in (
+        "_data", "_version_counter", "_grad_fn", "_requires_grad", "_output_nr", "_grad",
+        "_wrapped_number", "_base", "_view_fn", "_view_version", "_is_inference",
+        "_creation_meta", "_grad_acc_ref", "_retains_grad", "_backward_hooks", "_post_acc_hooks",
+    ):  # fmt: skip
+        setattr(t, name, None)
+
+
+_claim_attribute_names()
+
+
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
     return Tensor._wrap(data.copy(), requires_grad)
 
