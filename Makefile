@@ -1,6 +1,7 @@
 # Autograd Lab. On a fresh Debian/Ubuntu machine:
-#   make lab    install everything, open the lessons in JupyterLab
-#   make test   install everything, run every test
+#   make lab             install everything, open YOUR copies of the lessons (learner/) in JupyterLab
+#   make lab-solutions   instructors: open the lessons with their solutions (notebooks/)
+#   make test            install everything, run every test
 PYTHON ?= python3
 PYTEST_ARGS ?= -ra
 TORCH_PIN := torch==2.13.0
@@ -11,12 +12,20 @@ NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 NBVAL_SANITIZE := $(wildcard notebooks/sanitize.cfg)
 NBVAL_ARGS := $(if $(NOTEBOOKS),--nbval notebooks $(if $(NBVAL_SANITIZE),--nbval-sanitize-with $(NBVAL_SANITIZE)))
 
-.PHONY: lab test install sysdeps pydeps lint bench clean notebooks student html
+.PHONY: lab lab-solutions learner test install sysdeps pydeps lint bench clean notebooks student html
 
 LESSONS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 
-lab: install
+lab: install learner
+	$(PYTHON) -m jupyter lab learner/
+
+lab-solutions: install
 	$(PYTHON) -m jupyter lab notebooks/
+
+# The learner's copies (gitignored): created on first use, new lessons added later, a learner's
+# own edits never overwritten (a changed lesson arrives beside them): scripts/learner_copies.py.
+learner:
+	$(PYTHON) scripts/learner_copies.py --out learner
 
 # The timing tests (marker `perf`) first, alone on a quiet machine; then everything else on both
 # cores. pytest exit 5 means "no tests collected": reported, not treated as a failure.
@@ -69,4 +78,4 @@ html:
 	$(PYTHON) scripts/export_html.py --out artifacts/html
 
 clean:
-	rm -rf $(STAMP_DIR) build *.egg-info artifacts student
+	rm -rf $(STAMP_DIR) build *.egg-info artifacts student  # (never learner/: the learner's work)
