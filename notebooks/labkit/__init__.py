@@ -5,5 +5,7 @@ so every exercise answers in the same voice: what is right, or exactly what is w
 """
 
 from .feedback import Verdict, close, verdict
+from .hints import hint
+from .learner_progress import progress
 
-__all__ = ["Verdict", "close", "verdict"]
+__all__ = ["Verdict", "close", "hint", "progress", "verdict"]

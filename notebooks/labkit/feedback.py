@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from . import hints, learner_progress
+
 UNANSWERED = Ellipsis  # student copies leave `...` where the answer goes
 
 
@@ -15,6 +17,7 @@ class Verdict:
     def __init__(self, exercise: str) -> None:
         self.exercise = exercise
         self.problems: list[str] = []
+        hints.checked(exercise)
 
     def require(self, ok: bool, problem: str) -> bool:
         """Record `problem` unless `ok`; returns ok so checks can stop early."""
@@ -26,10 +29,14 @@ class Verdict:
         return self.require(value is not UNANSWERED, f"{what} is still `...`: fill it in first.")
 
     def done(self, success: str) -> bool:
+        learner_progress.record(self.exercise, not self.problems)
         if self.problems:
             print(f"✗ {self.exercise}: not yet.")
             for p in self.problems:
                 print(f"  - {p}")
+            offer = hints.offer(self.exercise)
+            if offer:
+                print(f"  {offer}")
             return False
         print(f"✓ {self.exercise}: {success}")
         return True
