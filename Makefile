@@ -73,7 +73,7 @@ notebooks: install
 student:
 	$(PYTHON) scripts/make_student_copies.py --out student
 
-# Static HTML of the whole suite from the stored outputs (graphs as SVG, no JavaScript needed).
+# Static HTML of the lessons from their stored outputs: offline, no JavaScript (scripts/export_html.py).
 html:
 	$(PYTHON) scripts/export_html.py --out artifacts/html
 

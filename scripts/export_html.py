@@ -1,4 +1,4 @@
-"""Export the lesson suite to static HTML from the stored outputs (no kernel, no JavaScript).
+"""Export the lessons to static HTML from the stored outputs: no kernel, no JavaScript, no network.
 
 Every explorer output carries a `text/html` picture of the graph (an `<img>` whose SVG is a
 base64 data URI, so the page fetches nothing), and a player is two outputs: that picture, then
@@ -9,7 +9,11 @@ which fails offline and hides the picture behind an empty widget area, and an ou
 only a widget view has nothing a static page can show (nbconvert warns it is "not able to be
 represented").
 
-    python scripts/export_html.py                 # notebooks/*.ipynb -> artifacts/html/
+The pages work offline: the template (html_template/offline) drops require.js, MathJax and the
+widget renderer, which JupyterLab's page loads from a CDN, and `$…$` math in markdown becomes
+MathML, which browsers draw themselves. The index follows the course map (labkit/course.py).
+
+    python scripts/export_html.py                 # the lessons -> artifacts/html/
     python scripts/export_html.py --out DIR NB..  # chosen notebooks, elsewhere
 """
 
@@ -17,15 +21,22 @@ from __future__ import annotations
 
 import argparse
 import html
+import re
 import sys
 from pathlib import Path
 
 import nbformat
+from latex2mathml.converter import convert as to_mathml
 from nbconvert import HTMLExporter
 
 ROOT = Path(__file__).resolve().parents[1]
 NB_DIR = ROOT / "notebooks"
+TEMPLATES = Path(__file__).resolve().parent / "html_template"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$\n]+?)\$", re.DOTALL)
+
+sys.path.insert(0, str(NB_DIR))
+from labkit.course import COURSE  # noqa: E402  (the course map lives with the lessons)
 
 
 def widget_only(output: nbformat.NotebookNode) -> bool:
@@ -34,11 +45,25 @@ def widget_only(output: nbformat.NotebookNode) -> bool:
     return WIDGET_VIEW in data and set(data) <= {WIDGET_VIEW, "text/plain"}
 
 
+def mathml(markdown: str) -> str:
+    """`$x^2$` and `$$…$$` as MathML, which needs no script to show."""
+
+    def one(m: re.Match) -> str:
+        block = m.group(1) is not None
+        return to_mathml(
+            (m.group(1) if block else m.group(2)).strip(), display="block" if block else "inline"
+        )
+
+    return MATH.sub(one, markdown)
+
+
 def static_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy whose outputs render without JavaScript: no widget state, no widget views."""
     nb = nbformat.from_dict(nb)
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = mathml(cell.source)
         if "outputs" not in cell:
             continue
         cell.outputs = [out for out in cell.outputs if not widget_only(out)]
@@ -60,7 +85,7 @@ def title_of(nb: nbformat.NotebookNode, fallback: str) -> str:
 def export(notebooks: list[Path], out: Path) -> Path:
     """Write one HTML page per notebook and an index.html linking them; returns the index."""
     out.mkdir(parents=True, exist_ok=True)
-    exporter = HTMLExporter(template_name="lab")
+    exporter = HTMLExporter(template_name="offline", extra_template_basedirs=[str(TEMPLATES)])
     entries = []
     for path in notebooks:
         nb = static_notebook(nbformat.read(path, as_version=4))
@@ -72,28 +97,39 @@ def export(notebooks: list[Path], out: Path) -> Path:
         body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": path.stem}})
         page = out / f"{path.stem}.html"
         page.write_text(body, encoding="utf-8")
-        entries.append((page.name, title_of(nb, path.stem)))
+        entries.append((page.name, title_of(nb, path.stem), MAP.get(path.name)))
     items = "\n".join(
-        f'  <li><a href="{html.escape(name)}">{html.escape(title)}</a></li>'
-        for name, title in entries
+        f'  <li><a href="{html.escape(name)}">{html.escape(title)}</a>{_about(lesson)}</li>'
+        for name, title, lesson in entries
     )
     index = out / "index.html"
     index.write_text(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         "<title>Autograd Lab</title></head>\n<body>\n<h1>Autograd Lab</h1>\n"
-        "<p>The lessons with their stored outputs. Every graph is a static picture here; open the "
-        "notebooks in JupyterLab to run them and to play the animations.</p>\n"
+        "<p>The lessons with their stored outputs, in the course's order, each with its time, "
+        "level and the lessons to do first. Every graph is a static picture here and nothing is "
+        "fetched from the network; open the notebooks in JupyterLab to run them and to play the "
+        "animations.</p>\n"
         f"<ol>\n{items}\n</ol>\n</body></html>\n",
         encoding="utf-8",
     )
     return index
 
 
+MAP = {lesson.file: lesson for lesson in COURSE}
+
+
+def _about(lesson) -> str:
+    """The course map's line for a lesson: time, level, what to do first."""
+    if lesson is None:
+        return ""
+    first = ", ".join(lesson.after) or "nothing"
+    return html.escape(f" ({lesson.minutes} min, {lesson.level}; after {first})")
+
+
 def default_notebooks() -> list[Path]:
-    """The numbered lessons in order, then any other notebook (the explorer demo)."""
-    lessons = sorted(NB_DIR.glob("[0-9][0-9]_*.ipynb"))
-    others = sorted(p for p in NB_DIR.glob("*.ipynb") if p not in lessons)
-    return lessons + others
+    """The lessons, in the course map's order (never scratch notebooks lying in notebooks/)."""
+    return [NB_DIR / lesson.file for lesson in COURSE]
 
 
 def main(argv: list[str] | None = None) -> int:

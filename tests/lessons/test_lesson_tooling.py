@@ -188,3 +188,34 @@ def test_html_export_shows_graphs_without_javascript(tmp_path):
     assert 'src="data:image/svg+xml;base64,' in page  # a picture that needs no JavaScript
     assert "application/vnd.jupyter.widget-view+json" not in page
     assert lesson.stem in index.read_text(encoding="utf-8")
+
+
+def test_html_export_is_the_lessons_only_in_course_order_and_fetches_nothing(tmp_path):
+    """Offline: no script at all (no require.js, MathJax or widget renderer from a CDN), no
+    stylesheet or image from the network, math as MathML; the index is the course map."""
+    from labkit.course import COURSE
+
+    assert export_html.default_notebooks() == [NB_DIR / lesson.file for lesson in COURSE]
+    math_lesson = next(p for p in LESSONS if "$" in p.read_text(encoding="utf-8"))
+    index = export_html.export([LESSONS[0], math_lesson], tmp_path)
+    for page in tmp_path.glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert "<script" not in text, page.name
+        assert not re.search(r'<(?:link|img|iframe)[^>]+(?:src|href)="(?:https?:)?//', text)
+    assert "<math" in (tmp_path / f"{math_lesson.stem}.html").read_text(encoding="utf-8")
+    first = COURSE[0]
+    assert f"({first.minutes} min, {first.level}; after nothing)" in index.read_text("utf-8")
+
+
+def test_the_course_map_lists_every_lesson_and_the_readme_agrees():
+    from labkit.course import COURSE
+
+    assert [lesson.file for lesson in COURSE] == [p.name for p in LESSONS]
+    numbers = [lesson.number for lesson in COURSE]
+    for lesson in COURSE:
+        assert all(numbers.index(n) < numbers.index(lesson.number) for n in lesson.after)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for lesson in COURSE:
+        first = ", ".join(lesson.after) or "—"
+        row = f"| {lesson.number} | `{lesson.file}` | {lesson.minutes} min | {lesson.level} | {first} |"
+        assert row in readme, row
