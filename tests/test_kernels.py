@@ -292,3 +292,29 @@ def test_training_step_matches_torch(backend: str) -> None:
 
     for a, e in zip(grads(minigrad, mg_nn), grads(torch, torch.nn.functional), strict=True):
         np.testing.assert_allclose(a, e, rtol=2e-4, atol=2e-5)
+
+
+FIRST_CNN_STEP = """
+import numpy as np, minigrad as mg
+from minigrad.kernels import jit_conv, jit_pool
+net = mg.nn.Sequential(mg.nn.Conv2d(1, 8, 3, padding=1), mg.nn.ReLU(), mg.nn.MaxPool2d(2),
+                       mg.nn.Flatten(), mg.nn.Linear(8 * 4 * 4, 10))
+x = mg.tensor(np.ones((4, 1, 8, 8), np.float32))
+mg.nn.functional.cross_entropy(net(x), mg.tensor([0, 1, 2, 3])).backward()
+used = [f for m in (jit_conv, jit_pool) for f in vars(m).values() if hasattr(f, "stats")]
+print(sum(sum(f.stats.cache_misses.values()) for f in used),
+      sum(sum(f.stats.cache_hits.values()) for f in used))
+"""
+
+
+def test_install_warms_the_kernel_cache_so_a_new_process_compiles_nothing(tmp_path) -> None:
+    """`make install` runs minigrad.utils.warm_kernels: afterwards a new kernel process (a
+    learner's notebook) loads every conv/pool kernel of a first CNN step from numba's cache."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "MINIGRAD_KERNELS": "numba"}
+    warm = [sys.executable, "-m", "minigrad.utils.warm_kernels"]
+    said = subprocess.run(warm, env=env, capture_output=True, text=True, check=True).stdout
+    assert said.startswith("minigrad kernels compiled into numba's cache in")
+    step = [sys.executable, "-c", FIRST_CNN_STEP]
+    out = subprocess.run(step, env=env, capture_output=True, text=True, check=True).stdout
+    misses, hits = map(int, out.split())
+    assert (misses, hits > 0) == (0, True), out
