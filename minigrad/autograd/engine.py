@@ -85,6 +85,7 @@ class _Running(threading.local):
 
 
 _RUNNING = _Running()
+GRAPH_ROOT = "torch::autograd::GraphRoot"  # the node PyTorch puts above several roots
 
 
 def current_task() -> GraphTask | None:
@@ -286,11 +287,18 @@ def _apply_plain(node: Node, grads: list) -> list:
 def run_instrumented(task: GraphTask, seeds: Sequence[Tensor]) -> None:
     """Every node through `instrumented_step`; gradients are Tensors, recorded under
     create_graph so that they can be differentiated again."""
+    if anomaly._State.enabled and anomaly._State.check_nan and len(task.root_edges) > 1:
+        _check_graph_root(task, seeds)
     for (node, slot), g in zip(task.root_edges, seeds):
         task.send(node, slot, g, None)
     while task.heap:
         node = heapq.heappop(task.heap)[2]
-        outs = instrumented_step(task, node, task.buffers.pop(node))
+        try:
+            outs = instrumented_step(task, node, task.buffers.pop(node))
+        except Exception:
+            if anomaly._State.enabled:  # whatever failed while the node ran: hooks, captures too
+                anomaly.report_error(node.name(), node._anomaly_trace)
+            raise
         if outs is None:
             continue
         task.release(node)
@@ -323,12 +331,10 @@ def instrumented_step(task: GraphTask, node: Node, grads: list) -> list | None:
     try:
         outs = _call_node(node, grads, observed, task.create_graph)
         if anomaly._State.enabled and anomaly._State.check_nan:
-            _check_nan(node, outs)
+            _check_nan(node.name(), outs)
     except Exception as err:
         if observed:
             emit("error", node=node, error=type(err).__name__, message=str(err))
-        if anomaly._State.enabled:
-            anomaly.report_error(node)
         raise
     if observed:
         grad_inputs = [_snap(g) for g in outs]
@@ -349,7 +355,9 @@ def _run_tensor_hooks(task: GraphTask, node: Node, grads: list) -> None:
                 break
             result = fn(grads[slot])
             if task.observed:
-                _emit_hook("tensor", node, slot, _fn_name(fn), _snap(grads[slot]), _snap(result))
+                _emit_hook(
+                    "tensor", node, slot, _fn_name(fn), _snap(grads[slot]), _snap(result), fn
+                )
             if result is not None:
                 grads[slot] = _check_hook_result(_fn_name(fn), grads[slot], result)
     for slot, ref in (node._retain_hooks or {}).items():
@@ -366,7 +374,7 @@ def _call_node(node: Node, grads: list, observed: bool, create_graph: bool, run=
     for fn in tuple((node._pre_hooks or {}).values()):
         result = fn(tuple(grads))
         if observed:
-            _emit_hook("prehook", node, None, _fn_name(fn), [_snap(g) for g in grads], result)
+            _emit_hook("prehook", node, None, _fn_name(fn), [_snap(g) for g in grads], result, fn)
         if result is not None:
             grads[:] = list(result)
     if run is not None:
@@ -383,7 +391,7 @@ def _call_node(node: Node, grads: list, observed: bool, create_graph: bool, run=
     for fn in tuple((node._post_hooks or {}).values()):
         result = fn(tuple(outs), tuple(grads))
         if observed:
-            _emit_hook("posthook", node, None, _fn_name(fn), [_snap(g) for g in outs], result)
+            _emit_hook("posthook", node, None, _fn_name(fn), [_snap(g) for g in outs], result, fn)
         if result is not None:
             outs = list(result)
     return outs
@@ -403,7 +411,7 @@ def _accumulate_grad(task: GraphTask, node: Node, grad: Tensor | None) -> list:
     for fn in tuple((var._post_acc_hooks or {}).values()):
         fn(var)
         if task.observed:
-            _emit_hook("post_accumulate", node, 0, _fn_name(fn), _snap(var._grad), None)
+            _emit_hook("post_accumulate", node, 0, _fn_name(fn), _snap(var._grad), None, fn)
     return []
 
 
@@ -491,16 +499,43 @@ def _check_hook_result(name: str, old: Tensor, new) -> Tensor:
     return new
 
 
-def _check_nan(node: Node, outs: list) -> None:
+def _check_nan(name: str, outs: Sequence) -> None:
     for i, g in enumerate(outs):
         if g is not None and g.dtype.is_floating_point and np.isnan(g._data).any():
-            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+            raise RuntimeError(f"Function '{name}' returned nan values in its {i}th output.")
 
 
-def _emit_hook(kind: str, node: Node, slot: int | None, fn: str, grad, returned) -> None:
-    if kind in ("prehook", "posthook"):
-        returned = returned is not None  # node hooks report whether they replaced anything
-    emit("hook", hook=kind, node=node, slot=slot, fn=fn, grad=grad, returned=returned)
+def _check_graph_root(task: GraphTask, seeds: Sequence[Tensor]) -> None:
+    """Several roots: PyTorch hangs them under one GraphRoot node that returns the seeds, so
+    anomaly mode checks the seeds before any node runs (a single root is its own first node)."""
+    try:
+        _check_nan(GRAPH_ROOT, seeds)
+    except RuntimeError as err:
+        if task.observed:
+            emit("error", node=None, error=type(err).__name__, message=str(err))
+        anomaly.report_error(GRAPH_ROOT, anomaly.forward_trace())  # made by this backward call
+        raise
+
+
+def _emit_hook(
+    kind: str, node: Node, slot: int | None, fn: str, grad, returned, function=None
+) -> None:
+    """`function` is the hook itself: an observer names a lambda by it, or finds module hooks."""
+    if kind in ("prehook", "posthook") and returned is not None:  # the gradients it returned
+        if isinstance(returned, (tuple, list)):
+            returned = [_snap(g) if isinstance(g, Tensor) else None for g in returned]
+        else:
+            returned = True  # not a tuple: the engine rejects it next
+    emit(
+        "hook",
+        hook=kind,
+        node=node,
+        slot=slot,
+        fn=fn,
+        function=function,
+        grad=grad,
+        returned=returned,
+    )
 
 
 def _fn_name(fn) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import traceback
 import warnings
 from typing import Any
@@ -48,12 +49,21 @@ def forward_trace() -> str:
     return "".join(traceback.format_list(frames))
 
 
-def report_error(node) -> None:
-    trace = node._anomaly_trace
+def report_error(name: str, trace: str | None) -> None:
+    """Warn where the failing node was made, as PyTorch does before its error propagates."""
     if trace:
-        warnings.warn(
-            f"Error detected in {node.name()}. Traceback of forward call that caused "
-            f"the error:\n{trace}",
-            UserWarning,
-            stacklevel=3,
+        where = f"Traceback of forward call that caused the error:\n{trace}"
+    else:
+        where = (
+            "No forward pass information available. Enable detect anomaly during forward "
+            "pass for more information."
         )
+    warnings.warn(f"Error detected in {name}. {where}", UserWarning, stacklevel=_user_level())
+
+
+def _user_level() -> int:
+    """The stacklevel of the first caller outside minigrad (the user's backward call)."""
+    frame, level = sys._getframe(2), 2
+    while frame.f_back is not None and "/minigrad/" in frame.f_code.co_filename:
+        frame, level = frame.f_back, level + 1
+    return level

@@ -247,33 +247,46 @@ class Tensor:
     def register_hook(self, hook: Callable) -> RemovableHandle:
         """hook(grad) -> replacement grad or None, run before the gradient is used or stored.
 
-        A non-leaf's hooks belong to its current history (its grad_fn's output slot): after an
-        in-place op they keep seeing the gradient of the old value and hooks registered later
-        see the new one's, as in PyTorch."""
-        if not self.requires_grad:
+        As in PyTorch, a tensor keeps one hook dict (`_backward_hooks`). A leaf's AccumulateGrad
+        runs it; a non-leaf's is attached, when created, to its grad_fn's output slot and stays
+        there. An in-place op or a regenerated view history drops the tensor's link to it
+        (`_set_history`): earlier hooks keep seeing the old value's gradient, later ones start a
+        dict on the new history. The in-place view ops (t_, squeeze_, ...) keep the link, so
+        hooks added after them join the earlier ones on the old history, as PyTorch's do."""
+        hooks = self._backward_hooks
+        # once there is a dict, check the raw fields as PyTorch does: reading grad_fn would
+        # regenerate a stale view's history and drop the dict, where PyTorch adds to it
+        raw = self._requires_grad or self._grad_fn is not None
+        if not (self.requires_grad if hooks is None else raw):
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        fn = self.grad_fn
-        if fn is None:  # a leaf: its AccumulateGrad runs these
-            if self._backward_hooks is None:
-                self._backward_hooks = {}
-            return add_hook(self._backward_hooks, hook)
-        slots = fn._hook_dict("_tensor_hooks")
-        hooks = slots.get(self._output_nr)
         if hooks is None:
-            hooks = slots[self._output_nr] = {}
+            fn = self.grad_fn
+            hooks = {}
+            if fn is not None:  # another tensor with hooks on this slot shares its dict
+                hooks = fn._hook_dict("_tensor_hooks").setdefault(self._output_nr, hooks)
+            self._backward_hooks = hooks
         return add_hook(hooks, hook)
 
     def _set_history(self, node: Any, output_nr: int = 0) -> None:
         """A new grad_fn for this tensor (an in-place op, a regenerated view, a dirty output of
-        a custom Function). Hooks registered so far stay with the old history; retain_grad moves
-        to the new one, as in PyTorch."""
+        a custom Function). Hooks registered so far stay with the old history (the tensor lets
+        go of their dict); retain_grad moves to the new one, as in PyTorch."""
         old, old_nr = self._grad_fn, self._output_nr
         self._grad_fn, self._output_nr = node, output_nr
+        if self._backward_hooks is not None:
+            self._backward_hooks = None
         if not self._retains_grad:
             return
         kept = old._retain_hooks if old is not None else None
-        if kept and old_nr in kept and kept[old_nr]() is self:
-            del kept[old_nr]
+        if not kept or old_nr not in kept or kept[old_nr]() is not self:
+            # retain_grad() came before an in-place view op, which left it on an older history
+            raise RuntimeError(
+                "out != nullptr INTERNAL ASSERT FAILED: retain_grad()'s hook is not on this "
+                "tensor's grad_fn (an in-place view op such as t_() or squeeze_() after "
+                "retain_grad() leaves it on the earlier history), so it cannot move to the new "
+                "one; PyTorch fails the same way"
+            )
+        del kept[old_nr]
         if node is not None:
             node._hook_dict("_retain_hooks")[output_nr] = weakref.ref(self)
 

@@ -450,10 +450,23 @@ def relu(a: Tensor) -> Tensor:
 
 
 class AbsBackward0(Node):
-    """g * sgn(x), multiplied as PyTorch does (inf * 0 is NaN at x = 0; sgn(NaN) is 0)."""
+    """g * sgn(x), multiplied as PyTorch does (inf * 0 is NaN at x = 0; sgn(NaN) is 0). Under
+    create_graph the sign is recorded, as PyTorch's self.sgn(): the gradient then takes x's
+    history even when g has none (g from an empty window of a view written in place)."""
 
     def backward(self, g):
-        return (g * formula.sign(self.saved("self")),)
+        x = self.saved("self")
+        sign = formula.sign(x)
+        if isinstance(x, Tensor):
+            sign = record(SgnBackward0, sign, (x,))
+        return (g * sign,)
+
+
+class SgnBackward0(Node):
+    """The sign in abs's gradient: its own gradient is 0 (inf and NaN included), as PyTorch's."""
+
+    def backward(self, g):
+        return (formula.zeros_like(g),)
 
 
 def abs(a: Tensor) -> Tensor:  # noqa: A001

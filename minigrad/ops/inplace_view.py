@@ -63,7 +63,8 @@ def _become(a: Tensor, view: Tensor) -> Tensor:
     node = view._grad_fn
     if node is not None:
         node.__class__ = IN_PLACE_NAME[type(node)]  # same formula, the in-place op's name
-        # not _set_history: PyTorch's in-place view ops leave retain_grad on the old history
+        # not _set_history: PyTorch's in-place view ops leave retain_grad and the tensor's hook
+        # dict where they were (hooks registered later join that dict, on the old history)
         a._grad_fn, a._output_nr = node, 0
     if a._base is not None:  # its history is current: no regeneration
         a._view_version = a._version_counter.value

@@ -18,12 +18,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .classify import (
-    ANOMALY,
     ERROR_MESSAGE,
-    HOOK,
     INF_NAN,
     NO_ERROR,
-    SECOND_ORDER,
 )
 
 
@@ -37,14 +34,6 @@ class KF(NamedTuple):
 
 # fmt: off
 KNOWN: tuple[KF, ...] = (
-    # --- anomaly mode differs
-    KF(("Tensor.chunk", "Tensor.unbind", "torch.chunk", "torch.unbind"), "!0x3/*/*/*", "anomaly", ANOMALY, "[detect_anomaly(check_nan=True), seed nan] raises: message 'Function 'SplitBackward0' returned nan values in its 0th output.' lacks torch's 'Function 'torch::autograd::GraphRoot' returned nan values in its 0th output' (several roots: PyTorch checks the seeds in a GraphRoot node first; autograd/engine.py)"),
-    KF(("Tensor.split", "torch.split"), "5x4,2,d1/*/*/*", "anomaly", ANOMALY, "[detect_anomaly(check_nan=True), seed nan] raises: message 'Function 'SplitBackward0' returned nan values in its 0th output.' lacks torch's 'Function 'torch::au"),
-    KF(("Tensor.split", "torch.split"), "5x4,2/*/*/*", "anomaly", ANOMALY, "[detect_anomaly(check_nan=True), seed nan] raises: message 'Function 'SplitBackward0' returned nan values in its 0th output.' lacks torch's 'Function 'torch::au"),
-    KF(("Tensor.split", "torch.split"), "5x4,{1,1,2},d1/*/*/*", "anomaly", ANOMALY, "[detect_anomaly(check_nan=True), seed nan] raises: message 'Function 'SplitWithSizesBackward0' returned nan values in its 0th output.' lacks torch's 'Function '"),
-    KF(("Tensor.split", "torch.split"), "5x4,{2,3}/*/*/*", "anomaly", ANOMALY, "[detect_anomaly(check_nan=True), seed nan] raises: message 'Function 'SplitWithSizesBackward0' returned nan values in its 0th output.' lacks torch's 'Function '"),
-    # --- create_graph differs
-    KF(("Tensor.abs_", "torch.abs_"), "0/s/*/*", "double.rand", SECOND_ORDER, "[create_graph, seed rand] grads[0]: requires_grad torch True, minigrad False: an empty view's AsStridedBackward0 sends zeros with no history; PyTorch's abs_ gradient g * self.sgn() still records through the saved self, minigrad's AbsBackward0 multiplies by a constant sign"),
     # --- error message differs
     KF(("Tensor.fill_", "torch.fill_"), "3x4,t0d/*/*/i64+f64", "[bg][ar]*.rand", ERROR_MESSAGE, "[backward, seed rand] torch raises: RuntimeError('isDifferentiableType(grad.scalar_type()) INTERNAL ASSERT FAILED at ...engine.cpp:998, please report a bug to PyTorch.'); minigrad leaf .grad: [...]: PyTorch's fill_ records FillBackward3 on an int64 tensor and then fails an internal assert"),
     # --- inf/nan propagation differs
@@ -52,14 +41,5 @@ KNOWN: tuple[KF, ...] = (
     # --- minigrad accepts what torch refuses
     KF("F.nll_loss", "2x5x3x4,2x3x4/T/*/*", "!forward", NO_ERROR, "[backward, seed rand] torch raises: RuntimeError('grad_input must be contiguous'); minigrad leaf .grad: [tensor(float32, [4, 3, 5, 2], requires_grad=False)]: PyTorch's nll_loss2d backward allocates grad_input in the layout of a non-contiguous (N, C, H, W) input and then refuses it (a PyTorch bug); minigrad returns the gradient"),
     KF("F.batch_norm", "bias-only,train/*/*/*", "double.rand", NO_ERROR, "[create_graph, seed rand] torch raises: RuntimeError(\"Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #1 'other'\"): PyTorch's batchnorm_double_backward expands the bias's gradient only when there is a weight (a PyTorch bug); minigrad returns the gradient"),
-    # --- tensor hook differs
-    KF("Tensor.squeeze_", "1x0/*/*/*", "hook.rand", HOOK, "[hook, seed rand] calls of each output's hook[0][0]: shape torch (3, 4), minigrad (4, 3): after x.t_(), hooks registered on x join the hooks registered before it on the old history (PyTorch does not reset x's hook list for in-place view ops; needs a per-tensor hook slot in core/tensor.py)"),
-    KF("Tensor.squeeze_", "1x3x1x4/*/*/*", "hook.rand", HOOK, "[hook, seed rand] calls of each output's hook[0][0]: shape torch (3, 4), minigrad (4, 3): after x.t_(), hooks registered on x join the hooks registered before it on the old history (PyTorch does not reset x's hook list for in-place view ops; needs a per-tensor hook slot in core/tensor.py)"),
-    KF("Tensor.squeeze_", "1x3x1x4,[(0]*/*/*/*", "hook.rand", HOOK, "[hook, seed rand] calls of each output's hook[0][0]: shape torch (3, 4), minigrad (4, 3): after x.t_(), hooks registered on x join the hooks registered before it on the old history (PyTorch does not reset x's hook list for in-place view ops; needs a per-tensor hook slot in core/tensor.py)"),
-    KF("Tensor.squeeze_", "3x1,-1/*/*/*", "hook.rand", HOOK, "[hook, seed rand] calls of each output's hook[0][0]: shape torch (3, 4), minigrad (4, 3): after x.t_(), hooks registered on x join the hooks registered before it on the old history (PyTorch does not reset x's hook list for in-place view ops; needs a per-tensor hook slot in core/tensor.py)"),
-    KF("Tensor.t_", "*x*/*/*/*", "hook.rand", HOOK, "[hook, seed rand] calls of each output's hook[0][0]: shape torch (3, 4), minigrad (4, 3): after x.t_(), hooks registered on x join the hooks registered before it on the old history (PyTorch does not reset x's hook list for in-place view ops; needs a per-tensor hook slot in core/tensor.py)"),
-    KF("Tensor.transpose_", "2x3x5,*/*/*/*", "hook.rand", HOOK, "[hook, seed rand] calls of each output's hook[0][0]: shape torch (3, 4), minigrad (4, 3): after x.t_(), hooks registered on x join the hooks registered before it on the old history (PyTorch does not reset x's hook list for in-place view ops; needs a per-tensor hook slot in core/tensor.py)"),
-    KF("Tensor.transpose_", "3x4,0,1/*/*/*", "hook.rand", HOOK, "[hook, seed rand] calls of each output's hook[0][0]: shape torch (3, 4), minigrad (4, 3): after x.t_(), hooks registered on x join the hooks registered before it on the old history (PyTorch does not reset x's hook list for in-place view ops; needs a per-tensor hook slot in core/tensor.py)"),
-    KF("Tensor.unsqueeze_", "*", "hook.rand", HOOK, "[hook, seed rand] calls of each output's hook[0][0]: shape torch (3, 4), minigrad (4, 3): after x.t_(), hooks registered on x join the hooks registered before it on the old history (PyTorch does not reset x's hook list for in-place view ops; needs a per-tensor hook slot in core/tensor.py)"),
 )
 # fmt: on
