@@ -84,7 +84,8 @@ def backward(
 ) -> None:
     """Accumulate d(tensors)/d(leaf) into each leaf's .grad (or only into `inputs`)."""
     if grad_variables is not None:
-        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", stacklevel=2)
+        message = "`grad_variables` is deprecated. Use `grad_tensors` instead."
+        warnings.warn(message, FutureWarning, stacklevel=2)
         grad_tensors = grad_variables
     outputs = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(outputs)

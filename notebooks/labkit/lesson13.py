@@ -9,6 +9,20 @@ from __future__ import annotations
 from typing import Any
 
 from .feedback import Verdict, verdict
+from .hints import register
+
+register(
+    "13",
+    "Raise or run?",
+    "Match each snippet to a claim of this lesson: a second backward (claim 18), an in-place op "
+    "on a leaf (claim 8), backward on a one-element tensor (claim 15), backward on a detached "
+    "tensor (claim 17).",
+    "A second backward fails only if the first one freed saved tensors: does `+` save anything? "
+    "Does `x * x`? One element is enough for backward(); a detached tensor has no graph.",
+    "Exactly three snippets raise: the one needing tensors the first backward freed, the "
+    "in-place write into a leaf that requires grad, and the backward from a tensor with no "
+    "history.",
+)
 
 
 def _stop(v: Verdict) -> None:
@@ -27,8 +41,8 @@ WHY = {
     "warning), whatever an article says.",
     "d": "backward() needs one element, not zero dimensions: a shape-[1] tensor works without a "
     "gradient argument.",
-    "e": "x.detach() does not require grad, so calling backward() on it raises 'element 0 of "
-    "tensors does not require grad'.",
+    "e": "a detached tensor does not require grad (it has no history), so calling backward() on "
+    "it raises 'element 0 of tensors does not require grad'.",
 }
 
 
@@ -39,6 +53,11 @@ def check_predictions(answer: Any) -> None:
         return _stop(v)
     if not v.require(
         isinstance(answer, dict), "predictions should be a dict like {'a': True, 'b': False, ...}."
+    ):
+        return _stop(v)
+    extra = sorted(map(repr, set(answer) - set(RAISES)))
+    if not v.require(
+        not extra, f"there is no snippet {', '.join(extra)}: the keys are 'a' to 'e' (lower case)."
     ):
         return _stop(v)
     missing = sorted(set(RAISES) - set(answer))
