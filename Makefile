@@ -5,6 +5,9 @@
 PYTHON ?= python3
 PYTEST_ARGS ?= -ra
 TORCH_PIN := torch==2.13.0
+# PyTorch's CPU wheels, looked at beside PyPI: on Linux, PyPI's torch is the CUDA build (several GB).
+# Where this index cannot be reached (an offline mirror), pip says so and takes torch from the rest.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 STAMP_DIR := .build
 INSTALL_STAMP := $(STAMP_DIR)/install.stamp
 
@@ -49,7 +52,7 @@ pydeps:
 	  && (cd / && $(PYTHON) "$(CURDIR)/scripts/check_python_deps.py"); then \
 	  echo "python deps: installed (stamp $(INSTALL_STAMP))"; \
 	else \
-	  $(PYTHON) -m pip install "$(TORCH_PIN)" && \
+	  $(PYTHON) -m pip install "$(TORCH_PIN)" --extra-index-url $(TORCH_INDEX) && \
 	  $(PYTHON) -m pip install -e ".[dev]" --config-settings editable_mode=compat && \
 	  (cd / && $(PYTHON) -m minigrad.utils.warm_kernels) && \
 	  mkdir -p $(STAMP_DIR) && touch $(INSTALL_STAMP); \

@@ -17,6 +17,7 @@ yaml = pytest.importorskip("yaml")
 
 ROOT = Path(__file__).resolve().parents[1]
 TORCH_PIN = "==2.13.0"
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
@@ -111,18 +112,19 @@ def test_runtime_dependencies_are_numpy_and_numba_only(pyproject):
     assert names == {"numpy", "numba"}
 
 
-def test_torch_is_dev_only_and_pinned_exactly(pyproject, conda_env):
+def test_torch_is_for_lessons_and_dev_only_pinned_exactly_and_cpu(pyproject, conda_env):
+    """Never a runtime dependency of minigrad; the lessons run it beside minigrad, pinned, and
+    every install route looks at PyTorch's CPU index (PyPI's Linux torch is the CUDA build)."""
     runtime = {_name(r) for r in pyproject["project"]["dependencies"]}
     assert "torch" not in runtime
-    for extra in ("widgets", "lessons"):
-        assert "torch" not in {_name(r) for r in _extra(pyproject, extra)}, extra
-    conda_pip = {_name(p) for p in _pip_section(conda_env) if not p.lstrip().startswith("-")}
-    assert "torch" not in _conda_names(conda_env) | conda_pip
-
-    torch_reqs = [r for r in _extra(pyproject, "dev") if _name(r) == "torch"]
-    assert len(torch_reqs) == 1, torch_reqs
-    spec = torch_reqs[0].replace(" ", "")
-    assert spec == "torch" + TORCH_PIN, spec
+    assert "torch" not in {_name(r) for r in _extra(pyproject, "widgets")}
+    for extra in ("lessons", "dev"):
+        torch_reqs = [r for r in _extra(pyproject, extra) if _name(r) == "torch"]
+        assert [r.replace(" ", "") for r in torch_reqs] == ["torch" + TORCH_PIN], extra
+    assert "torch" not in _conda_names(conda_env)  # conda-forge's pytorch may be a CUDA build
+    assert _pip_requirements(conda_env)["torch"] == TORCH_PIN
+    assert any(CPU_INDEX in p for p in _pip_section(conda_env) if p.lstrip().startswith("-"))
+    assert f"TORCH_INDEX ?= {CPU_INDEX}" in (ROOT / "Makefile").read_text(encoding="utf-8")
 
 
 def test_extras_nest(pyproject):
