@@ -5,6 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from .feedback import close, verdict
+from .hints import register
+
+register(
+    "01",
+    "first gradient",
+    "Three steps: build f from x, call f.backward(), then read the gradient where backward "
+    "left it.",
+    "f is a one-element tensor, so its backward() needs no argument; afterwards the slope at "
+    "x = 2 is in x.grad.",
+)
 
 
 def setup_check() -> None:
@@ -46,6 +56,14 @@ def check_first_gradient(answer: Any) -> None:
     if not v.answered(answer, "`answer`"):
         v.done("")
         return
+    if answer is None:
+        v.require(
+            False,
+            "`answer` is None: x.grad stays None until a backward pass reaches x. "
+            "Call f.backward() before reading x.grad.",
+        )
+        v.done("")
+        return
     if v.require(
         hasattr(answer, "grad_fn") or isinstance(answer, int | float),
         f"`answer` should be a tensor (x.grad) or a number, not {type(answer).__name__}.",
@@ -59,8 +77,10 @@ def check_first_gradient(answer: Any) -> None:
                 "you got 16, the value of f(2) = 3·4 + 2·2, not its slope: "
                 "read x.grad after f.backward().",
             )
-        elif answer is None or (hasattr(answer, "grad_fn") and answer.numel() != 1):
+        elif hasattr(answer, "grad_fn") and answer.numel() != 1:
             v.require(False, f"`answer` should hold one number, got {answer!r}.")
+        elif close(answer, [2.0]) or close(answer, 2.0):
+            v.require(False, "you handed in x itself (2): the gradient is in x.grad.")
         elif close(answer, [28.0]) or close(answer, 28.0):
             v.require(
                 False,

@@ -6,6 +6,18 @@ from collections.abc import Callable
 from typing import Any
 
 from .feedback import verdict
+from .hints import register
+
+register(
+    "02",
+    "node_names",
+    "Keep a list of nodes still to visit, starting with t.grad_fn. Take one off, note its "
+    "name(), and add the nodes in its next_functions to the list.",
+    "next_functions holds (node, input_number) pairs whose node is None for constants: skip "
+    "the Nones. A tensor made without grad has grad_fn None: return [] for it.",
+    "A node reached along two paths must count once: keep a set of the node objects you have "
+    "visited (not of their names: different nodes can share a name) and skip those already in it.",
+)
 
 
 def reference_node_names(tensor: Any) -> list[str]:
@@ -62,15 +74,20 @@ def check_node_names(node_names: Callable[[Any], Any]) -> None:
                 "names (a function body of `...` returns None).",
             )
             break
-        try:
-            got = sorted(got)
-        except TypeError:
+        if isinstance(got, str) or not hasattr(got, "__iter__"):
+            v.require(
+                False, f"on {label} you returned {got!r}: return a list of names, one per node."
+            )
+            break
+        got = list(got)
+        if not all(isinstance(name, str) for name in got):
             v.require(
                 False,
                 f"on {label} you returned {got!r}: return node *names* (strings, "
                 "from node.name()), not node objects.",
             )
-            continue
+            break
+        got = sorted(got)
         if got == expected:
             continue
         v.require(
@@ -91,6 +108,13 @@ def _hint_for_error(err: Exception) -> str:
 def _diagnose(got: list[str], expected: list[str]) -> str:
     if not expected:
         return "This tensor has no grad_fn at all (nothing required grad): return []."
+    if set(got) == set(expected) and len(got) < len(expected):
+        shared = next(name for name in expected if expected.count(name) > got.count(name))
+        return (
+            f"Every kind of node is there, but {shared} should appear "
+            f"{expected.count(shared)} times: different nodes can share a name. Remember the "
+            "visited node objects, not their names."
+        )
     if set(got) == set(expected) and len(got) > len(expected):
         return (
             "Some node appears too often: a node reached along two paths must be counted "

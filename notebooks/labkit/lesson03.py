@@ -7,6 +7,26 @@ from typing import Any
 import numpy as np
 
 from .feedback import close, verdict
+from .hints import register
+
+register(
+    "03",
+    "leaf predictions",
+    "A tensor is a leaf exactly when it has no grad_fn. For each line ask: did autograd record "
+    "the operation that made it?",
+    "An operation is recorded only when one of its inputs requires grad: w does, k does not. "
+    "detach() returns a tensor with no grad_fn.",
+    "Line by line: p = k * 2 (does any input require grad?), q = w * k (w does), r = q.detach() "
+    "(cut off), s = r + p (do r or p require grad?).",
+)
+register(
+    "03",
+    "gradient of a non-leaf",
+    "After backward only leaves keep a .grad. h is not a leaf, so you must ask autograd to keep "
+    "its gradient, and ask before the backward pass.",
+    "Call retain_grad() on h after making it and before the backward pass; afterwards h.grad "
+    "holds dy/dh.",
+)
 
 # The tensors of the exercise, as the notebook builds them:
 #   w = tensor([1., 2.], requires_grad=True); k = tensor([3., 4.])
@@ -70,6 +90,15 @@ def check_hidden_grad(h_grad: Any, h: Any, x: Any) -> None:
             False,
             "h_grad is None: h is not a leaf, so backward does not store its "
             "gradient unless you call h.retain_grad() *before* y.backward().",
+        )
+        v.done("")
+        return
+    if getattr(h_grad, "grad_fn", None) is not None:
+        v.require(
+            False,
+            f"h_grad has a grad_fn ({h_grad.grad_fn.name()}): you computed it with tensor "
+            "operations (a formula such as 2 * h?). Let the backward pass compute it: "
+            "h.retain_grad() before y.backward(), then read h.grad.",
         )
         v.done("")
         return

@@ -7,7 +7,20 @@ from typing import Any
 
 import numpy as np
 
-from .feedback import verdict
+from .feedback import Verdict, verdict
+from .hints import register
+
+register(
+    "05",
+    "micro-batch accumulation",
+    "Gradients add up in .grad across backward passes: clear the old ones once, then let every "
+    "micro-batch add its share.",
+    "Zero the gradients once, before the loop (not inside it). Then for each of the n_micro "
+    "slices of X and Y (rows i·size to (i+1)·size, size = len(X) // n_micro) compute that "
+    "slice's loss and call backward on it.",
+    "The big batch's loss is the mean of the micro-batch means, so divide each micro-batch's "
+    "loss by n_micro before its backward().",
+)
 
 
 def _setup(stale: bool) -> tuple[Any, Any, Any]:
@@ -30,7 +43,8 @@ def _setup(stale: bool) -> tuple[Any, Any, Any]:
 def _grads(model: Any) -> np.ndarray | None:
     if model.weight.grad is None or model.bias.grad is None:
         return None
-    return np.concatenate([model.weight.grad.numpy().ravel(), model.bias.grad.numpy().ravel()])
+    grads = [model.weight.grad.numpy().ravel(), model.bias.grad.numpy().ravel()]
+    return np.concatenate(grads).astype(float)
 
 
 def reference_grads() -> np.ndarray:
@@ -45,21 +59,45 @@ def reference_grads() -> np.ndarray:
 
 
 def check_accumulated_grads(accumulated_grads: Callable[..., Any]) -> None:
-    """Run the learner's function with stale gradients present and compare with the big batch."""
+    """Run the learner's function with stale gradients present and compare with the big batch.
+
+    The right numbers are not enough: one backward pass over the whole batch gives them too. The
+    engine's records count the backward passes and a forward pre-hook sees each batch's rows.
+    """
+    import minigrad as mg
+
     v = verdict("micro-batch accumulation")
     if not v.answered(accumulated_grads, "`accumulated_grads`"):
+        v.done("")
+        return
+    if not v.require(
+        callable(accumulated_grads),
+        "`accumulated_grads` should be a function accumulated_grads(model, X, Y, n_micro), "
+        f"not {type(accumulated_grads).__name__}.",
+    ):
         v.done("")
         return
     full = reference_grads()
     for n_micro in (3, 4):
         model, X, Y = _setup(stale=True)
+        rows: list[int] = []  # the batch size of every forward pass through the model
+        handle = model.register_forward_pre_hook(
+            lambda _, args, seen=rows: seen.append(len(args[0]) if args else 0)
+        )
         try:
-            accumulated_grads(model, X, Y, n_micro)
+            with mg.autograd.record_steps() as steps:
+                accumulated_grads(model, X, Y, n_micro)
         except Exception as err:  # the learner's error is feedback, not a crash of the check
+            first = str(err).split(". ")[0].rstrip(".")
             v.require(
-                False, f"with n_micro={n_micro} your function raised {type(err).__name__}: {err}"
+                False,
+                f"with n_micro={n_micro} your function raised {type(err).__name__}: "
+                f"“{first}”." + _explain_error(err),
             )
             break
+        finally:
+            handle.remove()
+        passes = steps.kinds().count("backward_start")
         got = _grads(model)
         if got is None:
             v.require(
@@ -69,12 +107,15 @@ def check_accumulated_grads(accumulated_grads: Callable[..., Any]) -> None:
             )
             break
         if np.allclose(got, full, atol=1e-5):
+            if not _method_ok(v, n_micro, len(X), passes, rows):
+                break
             continue
         stale = np.full_like(full, 5.0)
         if np.allclose(got, stale):
+            idle = " and no backward pass ran (is the body still `...`?)" if not passes else ""
             v.require(
                 False,
-                "the gradients are unchanged (still the old 5.0s): zero them, "
+                f"the gradients are unchanged (still the old 5.0s){idle}: zero them, "
                 "then run one backward pass per micro-batch.",
             )
         elif np.allclose(got, full * n_micro, atol=1e-4):
@@ -102,3 +143,40 @@ def check_accumulated_grads(accumulated_grads: Callable[..., Any]) -> None:
             )
         break
     v.done("the micro-batches add up to exactly the big batch's gradient.")
+
+
+def _method_ok(v: Verdict, n_micro: int, n_rows: int, passes: int, rows: list[int]) -> bool:
+    """The right gradient, but was it made from n_micro micro-batches, one backward each?"""
+    size = n_rows // n_micro
+    if passes == 1 and n_rows in rows:
+        return v.require(
+            False,
+            f"with n_micro={n_micro} you ran one backward pass over the whole batch: the "
+            "numbers are right, but the point is to never hold the whole batch at once. Split "
+            f"X and Y into {n_micro} micro-batches of {size} rows, one backward pass each.",
+        )
+    if passes != n_micro:
+        return v.require(
+            False,
+            f"with n_micro={n_micro} the engine ran {passes} backward pass"
+            f"{'' if passes == 1 else 'es'}: run exactly one per micro-batch ({n_micro}).",
+        )
+    if any(r != size for r in rows):
+        return v.require(
+            False,
+            f"with n_micro={n_micro} the model saw batches of {rows} rows: feed it each "
+            f"micro-batch ({size} rows), never the whole batch.",
+        )
+    return True
+
+
+def _explain_error(err: Exception) -> str:
+    text = str(err)
+    if "backward through the graph a second time" in text:
+        return (
+            " Each micro-batch needs its own forward pass (model(xb)) before its backward: "
+            "a graph is used once."
+        )
+    if "implicitly created only for scalar outputs" in text:
+        return " Call backward on the (scalar) loss, mse_loss(model(xb), yb), not on the outputs."
+    return ""

@@ -12,6 +12,28 @@ from typing import Any
 import minigrad as mg
 
 from .feedback import Verdict, close, verdict
+from .hints import register
+
+register(
+    "08",
+    "Predict the versions",
+    "Only in-place writes (`add_`, `zero_`, `t[i] = ...`) add one to `_version`; reading a tensor "
+    "or taking a view of it does not.",
+    "A view such as `t[1:]` shares its base's version counter: a write through the view counts "
+    "for `t` as well.",
+    "Line D rebinds the name `t` to the result of `t * 2`, a brand-new tensor. What version does "
+    "a tensor start at?",
+)
+register(
+    "08",
+    "Fix swish",
+    "Run `swish_broken` and read its error: which op saved which tensor, and which line changed "
+    "that tensor afterwards?",
+    "`sigmoid` saves its OUTPUT `s` for backward, and `s.mul_(x)` overwrites exactly that tensor.",
+    "Multiply out of place: return a new tensor made from `x` and `s`, leaving `s` as sigmoid "
+    "produced it (no `.data`, no `detach()`, no `no_grad()`: they would hide the change or cut "
+    "the graph).",
+)
 
 
 def _stop(v: Verdict) -> None:
@@ -86,6 +108,23 @@ def check_swish(fn: Any) -> None:
     want_y, want_g = _swish_reference(x)
     try:
         y = fn_(x)
+    except Exception as err:  # the learner's code: say what it raised, in a sentence
+        v.require(False, f"calling swish(x) raised {type(err).__name__}: {err}")
+        return _stop(v)
+    if y is None:
+        v.require(
+            False,
+            "swish(x) returned None: is its body still `...`, or is a `return` missing? "
+            "It should return the new tensor x * sigmoid(x).",
+        )
+        return _stop(v)
+    if not v.require(
+        isinstance(y, mg.Tensor),
+        f"swish(x) returned a {type(y).__name__}; return a minigrad tensor computed from x "
+        "with tensor operations (numpy or Python numbers would cut the graph).",
+    ):
+        return _stop(v)
+    try:
         y.sum().backward()
     except RuntimeError as err:
         msg = str(err)
@@ -102,8 +141,15 @@ def check_swish(fn: Any) -> None:
                 "you wrote into the input `x` in place; x is a leaf that requires "
                 "grad, which autograd forbids. Compute a new tensor instead.",
             )
+        elif "does not require grad" in msg:
+            v.require(
+                False,
+                "the result has no graph at all (backward says it does not require grad): "
+                "was it computed under `no_grad()`, or from detached tensors? That hides the "
+                "in-place write instead of fixing it.",
+            )
         else:
-            v.require(False, f"calling swish and backward raised: {msg}")
+            v.require(False, f"calling backward on swish's result raised: {msg}")
         return _stop(v)
     if not v.require(
         close(y, want_y, atol=1e-5),
@@ -117,13 +163,21 @@ def check_swish(fn: Any) -> None:
         "Did you use .detach() or .data somewhere?",
     ):
         return _stop(v)
-    v.require(
-        close(x.grad, want_g, atol=1e-5),
-        "the values are right but the gradient is wrong. That is the signature of an "
-        "in-place change hidden from autograd (through `.data`): the version counter did "
-        "not see it, so backward silently used the modified values. Don't modify "
-        "in place at all here.",
-    )
+    if close(x.grad, x.detach().sigmoid(), atol=1e-5):
+        v.require(
+            False,
+            "the values are right but x.grad is just sigmoid(x): the gradient through the "
+            "sigmoid is missing, so the sigmoid was cut off the graph (`detach()`, `.data` or "
+            "`no_grad()`). Keep it in the graph and multiply out of place.",
+        )
+    else:
+        v.require(
+            close(x.grad, want_g, atol=1e-5),
+            "the values are right but the gradient is wrong. That is the signature of an "
+            "in-place change hidden from autograd (through `.data`): the version counter did "
+            "not see it, so backward silently used the modified values. Don't modify "
+            "in place at all here.",
+        )
     v.done(
         "no in-place write, so nothing saved for backward is disturbed, and the "
         "gradient matches x * sigmoid(x)."
