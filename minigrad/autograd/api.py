@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.tensor import Tensor
+from ..core.tensor import Size, Tensor
+from ..ops.shape import stack
 from . import engine
 
 CREATE_GRAPH_WARNING = (
@@ -103,6 +104,9 @@ def backward(
         for t in inputs:
             if not t.requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
+        for t in inputs:
+            if t.grad_fn is not None:  # as PyTorch: a non-leaf input keeps its .grad that way
+                t.retain_grad()
     engine.execute(outputs, grads, retain_graph, create_graph, inputs, capture=False)
 
 
@@ -139,6 +143,8 @@ def grad(
     if retain_graph is None:
         retain_graph = create_graph
     _check_roots(outputs)
+    if is_grads_batched:
+        return _batched(outputs, inputs_t, grads, retain_graph, create_graph, allow_unused)
     grads = _make_grads(outputs, grads)
     result = engine.execute(outputs, grads, retain_graph, create_graph, inputs_t, capture=True)
     final = []
@@ -156,6 +162,43 @@ def grad(
             g = g.detach()
         final.append(g)
     return tuple(final)
+
+
+def _batched(
+    outputs: tuple,
+    inputs: tuple,
+    grads: tuple,
+    retain_graph: bool,
+    create_graph: bool,
+    allow_unused: bool,
+) -> tuple:
+    """`is_grads_batched=True`: the first dimension of each grad_output is a batch; one
+    vector-Jacobian product per row, stacked (PyTorch vectorises this with vmap)."""
+    sizes = set()
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        g_shape = tuple(g.shape) if isinstance(g, Tensor) else ()
+        if g_shape[1:] != tuple(out.shape) or not g_shape:
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output "
+                "as the batch dimension. The sizes of the remaining dimensions are expected to "
+                "match the shape of corresponding output, but a mismatch was detected: "
+                f"grad_output[{i}] has a shape of {Size(g_shape[1:])} and output[{i}] has a shape "
+                f"of {out.shape}. If you only want some tensors in `grad_output` to be considered "
+                "batched, consider using vmap."
+            )
+        sizes.add(g_shape[0])
+    if len(sizes) != 1:
+        raise RuntimeError(f"the grad_outputs have different batch sizes: {sorted(sizes)}")
+    batch = sizes.pop()
+    rows = [
+        grad(outputs, inputs, [g[b] for g in grads], retain_graph or b < batch - 1,
+             create_graph, allow_unused=allow_unused)
+        for b in range(batch)
+    ]  # fmt: skip
+    return tuple(
+        None if rows and rows[0][i] is None else stack([r[i] for r in rows])
+        for i in range(len(inputs))
+    )
 
 
 def tensor_backward(

@@ -315,12 +315,10 @@ def instrumented_step(task: GraphTask, node: Node, grads: list) -> list | None:
         queue = [e[2] for e in sorted(task.heap)]
         emit("node_start", node=node, grad_outputs=[_snap(g) for g in grads], queue=queue)
     _run_tensor_hooks(task, node, grads)
-    for slot, idx in task.captures.get(node, ()):
-        task.results[idx] = grads[slot]
+    for slot, idx in task.captures.get(node, ()):  # (a non-leaf in backward(inputs=) retains
+        task.results[idx] = grads[slot]  # its grad: its retain_grad hook above wrote .grad)
         if observed:
             emit("capture", node=node, slot=slot, index=idx, grad=_snap(grads[slot]))
-        if not task.capture and not node._is_accumulate_grad and grads[slot] is not None:
-            accumulate(task.inputs[idx], grads[slot], task.create_graph)
     if node._is_accumulate_grad:
         if not task.capture:
             accumulate_run = lambda g: _accumulate_grad(task, node, g[0])  # noqa: E731

@@ -181,6 +181,11 @@ class Tensor:
             return self
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError(dtype_error)
+        if requires_grad and self._is_inference and not grad_mode._State.inference:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed."
+            )
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -198,6 +203,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._is_inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter.value
 
     @property
@@ -305,9 +312,10 @@ class Tensor:
     def _check_savable(self) -> None:
         if self._is_inference and not grad_mode._State.inference:
             raise RuntimeError(
-                "Inference tensors cannot be saved for backward. To work around "
-                "you can make a clone to get a normal tensor and use it in "
-                "autograd."
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or "
+                "use `torch.no_grad()` instead of `torch.inference_mode()`."
             )
 
     # --- detaching and data sharing -------------------------------------------------------

@@ -168,6 +168,41 @@ def snip_functional(torch, out):
     out("vhp", F.vhp(lambda v: (v**3).sum(), x, torch.tensor([1.0, 1.0])))
 
 
+# --- found while writing the lessons (issue 12) -----------------------------------------------
+def snip_inference_tensors_outside_inference_mode(torch, out):
+    with torch.inference_mode():
+        f = torch.ones(2)
+    w = torch.ones(2, requires_grad=True)
+    out("an add works", (f + w).sum().backward() is None and w.grad)
+    with out.raises("requires_grad_"):
+        f.requires_grad_()
+    with out.raises("version"):
+        out("version", f._version)
+    with out.raises("saved"):
+        (f * w).sum().backward()
+    out("requires_grad_(False) is fine", f.requires_grad_(False).requires_grad)
+
+
+def snip_backward_inputs_non_leaf_retains_its_grad(torch, out):
+    x = torch.ones(2, requires_grad=True)
+    h = x * 2
+    (h * h).sum().backward(inputs=[h], retain_graph=True)
+    out("h.grad, once", h.grad, h.retains_grad, x.grad)
+    h.retain_grad()
+    (h * h).sum().backward(inputs=[h, x])
+    out("retain_grad too: still counted once", h.grad, x.grad)
+
+
+def snip_grad_is_grads_batched(torch, out):
+    x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    z = torch.ones(2, requires_grad=True)
+    y = x * x
+    rows = torch.autograd.grad(y, [x, z], torch.eye(3)[:2], True, False, True, True, True)
+    out("one vjp per row, unused None", rows)
+    with out.raises("batch dimension"):
+        torch.autograd.grad(y, x, torch.ones(3), is_grads_batched=True)
+
+
 SNIPPETS = collect(globals())
 
 
