@@ -15,7 +15,7 @@ from .model import GEdge, GNode, Graph
 from .player import BackwardPlayer, ForwardPlayer
 from .svg import LayoutError
 from .trace import record_backward, record_forward
-from .view import GraphTooLargeError, GraphView
+from .view import GraphView
 from .walk import GraphBuilder
 
 __all__ = [
@@ -25,7 +25,6 @@ __all__ = [
     "GNode",
     "Graph",
     "GraphBuilder",
-    "GraphTooLargeError",
     "GraphView",
     "LayoutError",
     "draw_graph",

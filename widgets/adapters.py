@@ -41,13 +41,19 @@ def is_accumulate(node: Any) -> bool:
     return hasattr(node, "variable")
 
 
-def sequence_nr(node: Any) -> int | float:
+def sequence_nr(node: Any) -> int | None:
     """Creation order of a node. AccumulateGrad's is UINT64_MAX (2**64 - 1) in torch and minigrad
-    alike, so it sorts after every other node; an object without one sorts last too (inf)."""
+    alike, so it sorts after every other node; None for an object without one."""
     seq = getattr(node, "_sequence_nr", None)
     if seq is None:
-        return math.inf
+        return None
     return int(seq() if callable(seq) else seq)
+
+
+def run_order(node: Any) -> int | float:
+    """The engine's priority: a higher sequence number runs first; none at all sorts last."""
+    seq = sequence_nr(node)
+    return math.inf if seq is None else seq
 
 
 def output_shape(node: Any) -> tuple[int, ...] | None:

@@ -27,6 +27,9 @@ def draw_graph(
     forward: a `record_forward` trace of the same graph: module boxes (`collapse=True` or a list of
              module names) and the values of constant inputs.
     saved:   draw the tensors each node saved for backward.
+    legend:  show the legend of node kinds below the picture.
+    max_nodes: the most elements drawn; a bigger graph has its modules collapsed automatically
+             (given `forward=`) and whatever is still too much stands in one "+N more" box.
     """
     if not tensors:
         raise TypeError("draw_graph needs at least one tensor")
@@ -38,4 +41,5 @@ def draw_graph(
         legend=legend,
         max_nodes=max_nodes,
         rankdir=rankdir,
+        builder=builder,
     )

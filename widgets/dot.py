@@ -1,9 +1,11 @@
-"""The DOT text for a Drawing: one look per kind, a legend, model ids as SVG element ids.
+"""The DOT text for a Drawing: one look per kind, model ids as SVG element ids; the legend in HTML.
 
 Every node and edge gets `id=<model id>`, which Graphviz copies onto the SVG `<g>` element, and a
 `class` naming its kind; the player finds elements by those ids and animates them by class alone.
 The text is written here rather than through a DOT library so that every piece of user text goes
 through the escaping of labels.py and nothing else: ids, classes and styles are our own words.
+The legend is not part of the drawing (it would widen it and shrink every label): `legend_html`
+writes it as HTML for the static pictures; the player's front end writes its own.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .drawing import Box, Drawing
-from .labels import format_shape, html_label, label_text, quoted
+from .labels import escape_html, format_shape, html_label, label_text, quoted
 from .model import KIND_NAMES, GNode
 
 # fill colour, shape and style of each kind (torchviz's colours where it has the kind)
@@ -23,7 +25,20 @@ NODE_STYLE = {
     "accumulate": dict(fillcolor="#d9d2e9", shape="box", style="filled,rounded"),
     "saved": dict(fillcolor="#ffcc99", shape="note", style="filled"),
     "module": dict(fillcolor="#fff2cc", shape="box3d", style="filled"),
+    "more": dict(fillcolor="#ffffff", shape="box", style="filled,dashed,bold", color="#666666"),
 }
+# the legend's swatch of each kind: the fill, and a border that tells kinds apart without colour
+LEGEND = {
+    "tensor": "1px solid #333333",
+    "leaf": "2px solid #333333",
+    "constant": "1px dashed #888888",
+    "backward": "1px solid #333333;border-radius:6px",
+    "accumulate": "1px solid #6a51a3;border-radius:6px",
+    "saved": "1px dotted #c87f2a",
+    "module": "3px double #b59f3b",
+    "more": "2px dashed #666666",
+}
+LEGEND_NAMES = {**KIND_NAMES, "module": "collapsed module", "more": "nodes cut for size"}
 EDGE_STYLE = {
     "grad": {},
     "output": dict(style="bold", color="#4f7f1f"),
@@ -68,7 +83,7 @@ def node_lines(node: GNode) -> list[str]:
     return lines
 
 
-def to_dot(drawing: Drawing, *, legend: bool = True, rankdir: str = "TB") -> str:
+def to_dot(drawing: Drawing, *, rankdir: str = "TB") -> str:
     """The DOT text for a Drawing (no layout yet)."""
     graph = {**GRAPH_ATTRS, "rankdir": rankdir}
     if drawing.size > FAST_LAYOUT:
@@ -79,23 +94,22 @@ def to_dot(drawing: Drawing, *, legend: bool = True, rankdir: str = "TB") -> str
         f"node {attr_list(NODE_ATTRS)}",
         f"edge {attr_list(EDGE_ATTRS)}",
     ]
+    titles = drawing.titles
     clustered = {nid for cl in drawing.clusters.values() for nid in cl.node_ids}
-    out += [_node(node) for node in drawing.nodes if node.id not in clustered]
+    out += [_node(node, titles[node.id]) for node in drawing.nodes if node.id not in clustered]
     boxes = {box.id: box for box in drawing.boxes}
     out += [_box(box) for box in drawing.boxes if box.id not in clustered]
     out += _clusters(drawing, boxes)
     for edge in drawing.edges:
         attrs = {"id": edge.id, "class": f"mg-e-{edge.kind}", **EDGE_STYLE[edge.kind]}
         out.append(f"{edge.source} -> {edge.target} {attr_list(attrs)}")
-    if legend:
-        out.append(_legend())
     out.append("}")
     return "\n".join(out) + "\n"
 
 
-def _node(node: GNode) -> str:
+def _node(node: GNode, title: str) -> str:
     attrs = {
-        "label": html_label(node.title(), node_lines(node)),
+        "label": html_label(title, node_lines(node)),
         "id": node.id,
         "class": f"mg-n-{node.kind}" + (" mg-freed" if node.freed else ""),
         **NODE_STYLE[node.kind],
@@ -104,13 +118,18 @@ def _node(node: GNode) -> str:
 
 
 def _box(box: Box) -> str:
-    name = box.path or "(model)"
+    if box.path is None:
+        kind, tip = "more", "nodes farther from the roots, cut to keep the drawing small enough"
+        lines = ["draw a smaller part (an intermediate tensor) to see them"]
+    else:
+        kind, tip = "module", f"{box.path or '(model)'}: a collapsed module (a player opens it)"
+        lines = [f"{box.size} nodes inside"]
     attrs = {
-        "label": html_label(f"{name} ({box.cls})", [f"{box.size} nodes inside"]),
+        "label": html_label(box.title(), lines),
         "id": box.id,
-        "tooltip": quoted(f"{name}: a collapsed module (a player opens it)"),
-        "class": "mg-n-module mg-box",
-        **NODE_STYLE["module"],
+        "tooltip": quoted(tip),
+        "class": f"mg-n-{kind} mg-box",
+        **NODE_STYLE[kind],
     }
     return f"{box.id} {attr_list(attrs)}"
 
@@ -134,7 +153,9 @@ def _clusters(drawing: Drawing, boxes: dict[str, Box]) -> list[str]:
         }
         lines = [f"subgraph cluster_{cluster.id} {{", f"graph {attr_list(attrs)}"]
         for nid in cluster.node_ids:
-            lines.append(_node(nodes[nid]) if nid in nodes else _box(boxes[nid]))
+            lines.append(
+                _node(nodes[nid], drawing.titles[nid]) if nid in nodes else _box(boxes[nid])
+            )
         for child in cluster.children:
             lines += write(child)
         return [*lines, "}"]
@@ -142,16 +163,19 @@ def _clusters(drawing: Drawing, boxes: dict[str, Box]) -> list[str]:
     return [line for cluster in drawing.top_clusters() for line in write(cluster.path)]
 
 
-def _legend() -> str:
-    cells = "".join(
-        f'<td bgcolor="{NODE_STYLE[k]["fillcolor"]}" border="1">{label_text(name)}</td>'
-        for k, name in KIND_NAMES.items()
-    )
-    attrs = {
-        "id": "legend",
-        "shape": "plaintext",
-        "fontsize": "9",
-        "fontname": "Helvetica",
-        "label": f'<<table border="0" cellspacing="2" cellpadding="2"><tr>{cells}</tr></table>>',
+def legend_html(drawing: Drawing) -> str:
+    """The kinds drawn, as a row of swatches: HTML a notebook keeps even when it does not trust
+    the output (no `<style>`, no `<svg>`: inline style attributes only). The swatches carry
+    their own dark text on light fills, like the picture, so they read in any theme."""
+    kinds = {n.kind for n in drawing.nodes} | {
+        "module" if b.path is not None else "more" for b in drawing.boxes
     }
-    return f"legend {attr_list(attrs)}"
+    items = "".join(
+        f'<span class="mg-static-legend-item mg-n-{kind}" style="display:inline-block;'
+        f"margin:2px 6px 2px 0;padding:1px 6px;font-size:12px;color:#000000;"
+        f'background-color:{NODE_STYLE[kind]["fillcolor"]};border:{LEGEND[kind]}">'
+        f"{escape_html(LEGEND_NAMES[kind])}</span>"
+        for kind in LEGEND
+        if kind in kinds
+    )
+    return f'<div class="mg-static-legend" style="margin-top:4px">{items}</div>'

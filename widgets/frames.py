@@ -4,6 +4,9 @@ A frame keeps the record's `kind` and adds what the player needs to show it with
 kernel again: which node and edge to highlight, the values as text formatted here in Python, and
 the changes to the ready queue, the dependency counts, the finished nodes, the freed saved tensors
 and the leaves' `.grad`. The browser folds these changes frame by frame; nothing is laid out again.
+
+Arrays appear as summaries (labels.summarize) in every text; a frame's current gradient also
+comes whole as `grad_full` (hover/click) and as the short `edge_label` drawn on the active edge.
 """
 
 from __future__ import annotations
@@ -14,11 +17,47 @@ from typing import Any
 import numpy as np
 
 from . import adapters
-from .labels import format_array, format_shape, format_values
-from .model import GNode
+from .hooks import HookNamer
+from .labels import (
+    VALUE_LIMIT,
+    edge_text,
+    format_shape,
+    format_values,
+    full_text,
+    summarize,
+)
 from .walk import GraphBuilder
 
-VALUES_LIMIT = 64  # frames carry raw numbers (for tests and tooltips) up to this many elements
+# `grad_full` texts one recording carries at most (characters): a 10,000-node graph's frames
+# hold tens of thousands of gradients, and every frame travels to the browser at once
+FULL_BUDGET = 8_000_000
+
+
+class ArrayTexts:
+    """Summary, full text and edge label of each distinct array, made once: the same gradient
+    shows up in several frames (sent on an edge, run by its node, summed, accumulated)."""
+
+    def __init__(self, budget: int | None = None) -> None:
+        self.cache: dict[tuple, tuple[str, str | None]] = {}
+        self.budget = FULL_BUDGET if budget is None else budget
+
+    def texts(self, arr: np.ndarray) -> tuple[str, str | None]:
+        key = (arr.dtype.str, arr.shape, arr.tobytes())
+        found = self.cache.get(key)
+        if found is None:
+            found = self.cache[key] = (summarize(arr), full_text(arr))
+        return found
+
+    def summary(self, values: Any) -> str:
+        return "None" if values is None else self.texts(np.asarray(values))[0]
+
+    def full(self, arr: np.ndarray) -> str | None:
+        """The full text, while the recording's budget lasts."""
+        full = self.texts(arr)[1]
+        if full is None or len(full) > self.budget:
+            return None
+        self.budget -= len(full)
+        return full
 
 
 class FrameMaker:
@@ -32,28 +71,12 @@ class FrameMaker:
         for edge in self.graph.edges.values():
             self.out_edges[edge.source].append(edge)
             self.in_edges[edge.target].append(edge)
-        plain = {nid: self._plain_name(n) for nid, n in self.graph.nodes.items()}
-        twice = Counter(plain.values())
-        # display names; ids tell apart nodes that share a name (two MulBackward0s)
-        self.title = {
-            nid: name + (f" ({nid})" if twice[name] > 1 else "") for nid, name in plain.items()
-        }
+        self.title = self.graph.titles()  # model id -> THE name (model.Graph.titles)
+        self.arrays = ArrayTexts()
+        self.hooks = HookNamer(builder, self.title)
         self.deps: dict[str, int] = {}
         self.sent: Counter = Counter()  # (source, target, slot) edges already used by this run
         self.passes = 0
-
-    def _plain_name(self, node: GNode) -> str:
-        if node.kind == "accumulate":
-            leaf = next(
-                (
-                    self.graph.nodes[e.target]
-                    for e in self.out_edges[node.id]
-                    if e.kind == "accumulate"
-                ),
-                None,
-            )
-            return f"AccumulateGrad({leaf.title()})" if leaf is not None else node.name
-        return node.title()
 
     # --- helpers -------------------------------------------------------------------------
     def nid(self, node: Any) -> str | None:
@@ -86,7 +109,8 @@ class FrameMaker:
         inputs = [t for t in rec.get("inputs") or [] if t is not None]
         args = ", ".join(f"{self._tensor_name(t)} {format_shape(tuple(t.shape))}" for t in inputs)
         out = rec.get("output")
-        values = format_values(adapters.to_numpy(out)) if out is not None else None
+        small = out is not None and out.numel() <= VALUE_LIMIT
+        values = format_values(adapters.to_numpy(out)) if small else None
         when = "forward" if self.passes == 0 else "backward with create_graph"
         text = f"{when}: {self.name(node)} created, output {format_shape(rec.get('shape'))}"
         text += f" from {args}" if args else ""
@@ -96,6 +120,7 @@ class FrameMaker:
     def on_backward_start(self, rec: dict) -> dict:
         self.passes += 1
         self.sent.clear()
+        self.hooks.new_pass()
         self.deps = {
             self.nid(n): c for n, c in rec["dependencies"].items() if self.nid(n) is not None
         }
@@ -127,10 +152,11 @@ class FrameMaker:
         grad = rec.get("grad")
         return {
             "edge": edge,
+            "edge_label": edge_text(grad) if edge is not None else None,
             "node": tid,
             "deps": deps,
             **self._values(grad),
-            "text": f"{self.name(source)} → {self.name(target)}: gradient {format_array(grad)}",
+            "text": f"{self.name(source)} → {self.name(target)}: gradient {self._sum(grad)}",
         }
 
     def on_buffer_sum(self, rec: dict) -> dict:
@@ -138,8 +164,8 @@ class FrameMaker:
             "node": self.nid(rec["node"]),
             **self._values(rec["after"]),
             "text": f"{self.name(rec['node'])} sums its inputs: "
-            f"{format_array(rec['before'])} + {format_array(rec['added'])} = "
-            f"{format_array(rec['after'])}",
+            f"{self._sum(rec['before'])} + {self._sum(rec['added'])} = "
+            f"{self._sum(rec['after'])}",
         }
 
     def on_ready(self, rec: dict) -> dict:
@@ -177,40 +203,41 @@ class FrameMaker:
     def on_accumulate(self, rec: dict) -> dict:
         node, var = rec["node"], rec["variable"]
         leaf = self.b.tensor_id.get(var)
-        before = "None" if rec["before"] is None else format_array(rec["before"])
-        after = format_array(rec["after"])
+        before, after = self._sum(rec["before"]), self._sum(rec["after"])
         title = self.title.get(leaf, "leaf")
+        edge = self.b.accumulate_edge.get(node)
+        after_full = (
+            self.arrays.full(np.asarray(rec["after"])) if rec["after"] is not None else None
+        )
         return {
             "node": self.nid(node),
-            "edge": self.b.accumulate_edge.get(node),
+            "edge": edge,
+            "edge_label": edge_text(rec["added"]) if edge is not None else None,
             "done": self.nid(node),
             **self._values(rec["after"]),
-            "leaf": {"id": leaf, "name": title, "before": before, "after": after},
-            "text": f"{title}.grad: {before} + {format_array(rec['added'])} → {after}",
+            "leaf": {
+                k: v
+                for k, v in (
+                    ("id", leaf),
+                    ("name", title),
+                    ("before", before),
+                    ("after", after),
+                    ("after_full", after_full),
+                )
+                if v is not None
+            },
+            "text": f"{title}.grad: {before} + {self._sum(rec['added'])} → {after}",
         }
 
     def on_hook(self, rec: dict) -> dict:
-        grad = rec.get("grad")
-        shown = self._many(grad) if isinstance(grad, list) else format_array(grad)
-        returned = rec.get("returned")
-        if returned is None or returned is False:
-            result = "returned None (gradient unchanged)"
-        elif returned is True:
-            result = "returned replacement gradients"
-        else:
-            result = f"returned {format_array(returned)}"
-        slot = "" if rec.get("slot") is None else f" slot {rec['slot']}"
-        text = (
-            f"{rec['hook']} hook {rec['fn']} on {self.name(rec['node'])}{slot}: saw "
-            f"{shown}, {result}"
-        )
-        return {"node": self.nid(rec["node"]), "hook": text, "text": text}
+        hook, text = self.hooks.describe(rec, self.name)
+        return {"node": self.nid(rec.get("node")), "hook": hook, "text": text}
 
     def on_capture(self, rec: dict) -> dict:
         return {
             "node": self.nid(rec["node"]),
             **self._values(rec.get("grad")),
-            "text": f"autograd.grad captures {format_array(rec.get('grad'))} for input "
+            "text": f"autograd.grad captures {self._sum(rec.get('grad'))} for input "
             f"{rec.get('index')}",
         }
 
@@ -237,21 +264,33 @@ class FrameMaker:
         return {"queue": [], "text": f"backward #{self.passes} finished"}
 
     # --- formatting ----------------------------------------------------------------------
-    def _names(self, ids: list[str]) -> str:
-        return ", ".join(self.title[i] for i in ids) if ids else "(empty)"
+    def _names(self, ids: list[str], listed: int = 5) -> str:
+        """The first few nodes of a queue by name, then how many more."""
+        if not ids:
+            return "(empty)"
+        names = ", ".join(self.title[i] for i in ids[:listed])
+        return names + (f" and {len(ids) - listed} more" if len(ids) > listed else "")
 
-    @staticmethod
-    def _many(arrays: list) -> str:
-        return ", ".join(format_array(a) for a in arrays) if arrays else "()"
+    def _sum(self, values: Any) -> str:
+        return self.arrays.summary(values)
 
-    @staticmethod
-    def _values(arr: np.ndarray | None) -> dict:
-        """The current gradient as panel text and, when small, as numbers."""
+    def _many(self, arrays: list) -> str:
+        """A node's gradients: one alone, several in parentheses (labels.summarize_many)."""
+        if len(arrays) == 1:
+            return self._sum(arrays[0])
+        return "(" + ", ".join(self._sum(a) for a in arrays) + ")"
+
+    def _values(self, arr: np.ndarray | None) -> dict:
+        """The current gradient: its summary, the whole of it (when the summary is not), and
+        the numbers themselves when there are few."""
         if arr is None:
             return {}
         arr = np.asarray(arr)
-        numbers = arr.tolist() if arr.size <= VALUES_LIMIT else None
-        return {"grad": format_array(arr), "values": numbers}
+        return {
+            "grad": self.arrays.summary(arr),
+            "grad_full": self.arrays.full(arr),
+            "values": arr.tolist() if arr.size <= VALUE_LIMIT else None,
+        }
 
     def _tensor_name(self, t: Any) -> str:
         tid = self.b.tensor_id.get(t)

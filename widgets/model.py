@@ -7,7 +7,8 @@ Everything else (drawing, frames, widgets) reads this model; nothing here knows 
 
 from __future__ import annotations
 
-from collections import Counter
+import math
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 # kind -> how the summary line names it (in this order)
@@ -37,9 +38,11 @@ class GNode:
     grad: str | None = None  # formatted .grad of a small leaf at drawing time
     freed: bool = False  # a saved tensor already released by backward
     module: str | None = None  # qualified module name that created it ("" = the root module)
+    seq: int | None = None  # a graph node's sequence number (creation order; AccumulateGrad's is
+    # UINT64_MAX = 18446744073709551615, in torch and minigrad alike)
 
     def title(self) -> str:
-        """What the node is called in the picture and in the player's panel."""
+        """The node's own name, before `Graph.titles` tells apart nodes that share it."""
         if self.kind == "saved":
             return f"saved {self.name}"
         if self.kind == "leaf" and not self.name:
@@ -64,6 +67,9 @@ class Graph:
 
     nodes: dict[str, GNode] = field(default_factory=dict)
     edges: dict[str, GEdge] = field(default_factory=dict)
+    _titles: tuple[tuple[int, int], dict[str, str]] = field(
+        default=((-1, -1), {}), repr=False, compare=False
+    )
 
     def add_node(self, kind: str, name: str, **attrs) -> GNode:
         node = GNode(f"n{len(self.nodes)}", kind, name, **attrs)
@@ -74,6 +80,46 @@ class Graph:
         edge = GEdge(f"e{len(self.edges)}", source, target, kind, slot)
         self.edges[edge.id] = edge
         return edge
+
+    def titles(self) -> dict[str, str]:
+        """Node id -> THE name of that node: in the picture, the player's panel, the step texts
+        and the lessons. Names that several nodes share get `#k`: a backward node's k is its
+        creation rank among the graph's backward nodes (0 = made first; the engine runs higher
+        ranks first), another node's its place among the nodes of that name (1, 2, ...).
+        AccumulateGrad is named after its leaf. Saved tensors keep `saved <name>`: each is drawn
+        beside the node that saved it. Computed once per state of the graph (it only grows).
+        """
+        key = (len(self.nodes), len(self.edges))
+        if self._titles[0] != key:
+            self._titles = (key, self._make_titles())
+        return self._titles[1]
+
+    def _make_titles(self) -> dict[str, str]:
+        names: dict[str, str] = {}
+        same: dict[str, list[str]] = defaultdict(list)
+        for nid, node in self.nodes.items():
+            if node.kind in ("tensor", "leaf", "constant"):
+                same[node.title()].append(nid)
+            elif node.kind == "saved":
+                names[nid] = node.title()
+        _numbered(same, names)
+        backward = [n for n in self.nodes.values() if n.kind == "backward"]
+        ranked = sorted(
+            range(len(backward)),
+            key=lambda i: (math.inf if backward[i].seq is None else backward[i].seq, i),
+        )
+        rank = {backward[i].id: r for r, i in enumerate(ranked)}
+        shared = Counter(n.name for n in backward)
+        for n in backward:
+            names[n.id] = n.name if shared[n.name] == 1 else f"{n.name} #{rank[n.id]}"
+        leaf_of = {e.source: e.target for e in self.edges.values() if e.kind == "accumulate"}
+        same = defaultdict(list)
+        for nid, node in self.nodes.items():
+            if node.kind == "accumulate":
+                leaf = leaf_of.get(nid)
+                same[f"AccumulateGrad({names[leaf]})" if leaf else node.name].append(nid)
+        _numbered(same, names)
+        return {nid: names[nid] for nid in self.nodes}
 
     def counts(self) -> dict[str, int]:
         """Node counts by kind, in KIND_NAMES order, zero counts left out."""
@@ -88,6 +134,13 @@ class Graph:
             f"{len(self.edges)} {_plural('edge', len(self.edges))}"
         )
         return head + (": " + ", ".join(parts) if parts else "")
+
+
+def _numbered(same: dict[str, list[str]], names: dict[str, str]) -> None:
+    """Name each group of ids sharing a title: alone as it is, else `title #1`, `title #2`..."""
+    for title, ids in same.items():
+        for k, nid in enumerate(ids, 1):
+            names[nid] = title if len(ids) == 1 else f"{title} #{k}"
 
 
 def _plural(word: str, n: int) -> str:

@@ -46,9 +46,11 @@ class ModuleMap:
         self.module = module
         self.params: dict[Any, str] = {}
         self.classes: dict[str, str] = {}
+        self.paths: dict[int, str] = {}  # id(module) -> its path (the map holds the modules)
         if module is not None:
             self.params = {p: n for n, p in module.named_parameters()}
             self.classes = {n: type(m).__name__ for n, m in module.named_modules()}
+            self.paths = {id(m): n for n, m in module.named_modules()}
         self.module_of: dict[Any, str] = {}
         self.inputs: dict[Any, str] = {}  # tensor -> outermost module it was passed into
         self._handles: list = []
@@ -93,6 +95,15 @@ class ModuleMap:
                 continue
             self.module_of.setdefault(node, path)
             stack.extend(n for n, _ in node.next_functions if n is not None)
+
+    def module_name(self, module: Any) -> str:
+        """A module in words: `Linear fc1`, `Sequential (the model)`, or its class alone when
+        it is not part of the model this map knows."""
+        cls = type(module).__name__
+        path = self.paths.get(id(module))
+        if path is None:
+            return cls
+        return f"{cls} {path}" if path else f"{cls} (the model)"
 
     def param_module(self, t: Any) -> str | None:
         """The module owning parameter `t` (None for tensors that are not parameters)."""

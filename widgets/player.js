@@ -2,26 +2,54 @@
 // once; stepping only folds frame changes into a small state and changes the class of the few
 // SVG elements whose look differs from the previous frame. No layout, no kernel round trip.
 //
-// Frame fields (see widgets/frames.py): kind, text, node, edge, grad, queue, deps, done, freed,
-// leaf, hook, error, show, pass. Model ids map to SVG element ids through `alias` (collapsed
-// modules stand for the nodes inside them).
+// Frame fields (see widgets/frames.py): kind, text, node, edge, edge_label, grad, grad_full,
+// queue, deps, done, freed, leaf, hook, error, show, pass. Model ids map to SVG element ids
+// through `alias` (a collapsed module's box stands for the nodes inside it; `boxes` lists them).
+//
+// The view: node labels stay readable (at least MIN_LABEL_PX on screen at the default zoom, a
+// bigger graph scrolls), ctrl+wheel or pinch zooms around the pointer, a drag pans, a minimap
+// shows where the view is, and the node being played is kept in view. Numbers are drawn where
+// they happen: the gradient on the active edge, `.grad` by each leaf, a badge where a hook fired.
 //
 // Keyboard, with the focus anywhere in the player: ←/→ step, Home/End first/last, space plays
 // and pauses. The same file runs in a saved replay (widgets/replay.py), with a stand-in model.
 
+const SVG_NS = "http://www.w3.org/2000/svg";
 const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
-const ZOOMS = ["fit", "50%", "100%", "200%"];
+// "auto": natural size, shrunk to fit the view only while node labels stay readable
+const ZOOMS = ["auto", "fit", "50%", "75%", "100%", "150%", "200%"];
+const NATURAL = 4 / 3; // CSS px per Graphviz unit (its SVG is in pt) at 100%
+const MIN_LABEL_PX = 11; // node titles are never smaller than this at the default zoom
+const SCALE_RANGE = [0.02, 8];
+const WHEEL_ZOOM = 0.0025; // zoom factor per wheel delta unit (exp(-delta * this))
+const PAD = 24; // paper added around the drawing, in units: badges at its edges stay visible
 const BASE_DELAY_MS = 700;
-const MAX_LINES = 40; // longer panel lists are cut (a big graph waits on hundreds of nodes)
+const SHORT_LIST = 8; // panel lists show this many lines, then a "… N more" button
+const LONG_LIST = 1000; // an opened list stops here (a big graph waits on thousands of nodes)
+const PAN_START_PX = 4; // a press that moves less than this is a click (a module box toggles)
+const MINIMAP = { width: 180, height: 140 };
+// badges drawn on the paper (units): monospace, so a label's width is known without measuring
+const BADGE = { font: 11, height: 16, charWidth: 11 * 0.62, pad: 4, maxChars: 40 };
 // when several things happen to one element, the later one in this list wins
 const PRIORITY = ["mg-hidden", "mg-done", "mg-ready", "mg-freed-now", "mg-current", "mg-updated",
                   "mg-active", "mg-error"];
 const RANK = new Map(PRIORITY.map((cls, i) => [cls, i]));
+const REDUCED_MOTION = typeof matchMedia === "function" &&
+                       matchMedia("(prefers-reduced-motion: reduce)").matches;
+const HOOK_KINDS = { tensor: "tensor hook", retain_grad: "retain_grad hook", pre: "pre-hook",
+                     post: "post-hook", post_accumulate: "post-accumulate hook",
+                     module_pre: "module pre-hook", module: "module hook" };
 
 function h(tag, cls, text) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
   if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function s(tag, attrs = {}) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
   return node;
 }
 
@@ -33,27 +61,139 @@ function button(cls, label, title) {
   return b;
 }
 
-function emptyState() {
-  return { queue: [], deps: new Map(), done: new Set(), freed: new Set(), leaves: new Map(),
-           hooks: [], error: null, shown: new Set() };
+function clamp(x, lo, hi) {
+  return Math.max(lo, Math.min(hi, x));
 }
 
-// fold one frame's changes into the running state
-function fold(state, f) {
-  if (f.kind === "backward_start") { // a new pass: .grad and freed tensors carry over
-    state.done = new Set();
-    state.deps = new Map();
-    state.hooks = [];
-    state.error = null;
+function shorten(text, max) {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+// --- the engine state, folded frame by frame -------------------------------------------------
+function emptyState() {
+  return { queue: [], queued: new Set(), deps: new Map(), waiting: new Set(), done: new Set(),
+           freed: new Set(), leaves: new Map(), hooks: [], hooked: new Map(), error: null,
+           shown: new Set(), created: [] };
+}
+
+// a hook frame as an object; the older frames carried only a line of text
+function hookOf(f) {
+  if (!f.hook) return null;
+  if (typeof f.hook === "string") {
+    const kind = f.hook.includes(" hook ") ? f.hook.split(" hook ")[0] : "";
+    return { kind, text: f.hook, target: f.node };
   }
-  if (f.queue) state.queue = f.queue;
-  if (f.deps) for (const [id, n] of Object.entries(f.deps)) state.deps.set(id, n);
-  if (f.done) state.done.add(f.done);
-  if (f.freed) for (const id of f.freed) state.freed.add(id);
-  if (f.leaf) state.leaves.set(f.leaf.id, f.leaf);
-  if (f.hook) state.hooks.push(f.hook);
-  if (f.error) state.error = f;
-  if (f.show) for (const id of f.show) state.shown.add(id);
+  return { ...f.hook, target: f.hook.target ?? f.node, text: f.hook.text ?? f.text };
+}
+
+function setDep(state, id, n) {
+  if (n === undefined) state.deps.delete(id);
+  else state.deps.set(id, n);
+  if (n > 0) state.waiting.add(id);
+  else state.waiting.delete(id);
+}
+
+// Each folder applies one kind of change, notes the model ids whose look it may change
+// (`touch`) and pushes what puts the state back (`undo`), so a step back costs a step.
+const FOLDERS = [
+  function newPass(state, f, touch, undo) { // .grad and freed tensors carry over
+    if (f.kind !== "backward_start") return;
+    const old = { done: state.done, deps: state.deps, waiting: state.waiting,
+                  hooks: state.hooks, hooked: state.hooked, error: state.error };
+    touch(old.done);
+    touch(old.hooked.keys());
+    if (old.error) touch([old.error.node]);
+    Object.assign(state, { done: new Set(), deps: new Map(), waiting: new Set(), hooks: [],
+                           hooked: new Map(), error: null });
+    undo.push(() => Object.assign(state, old));
+  },
+  function queue(state, f, touch, undo) {
+    if (!f.queue) return;
+    const old = { queue: state.queue, queued: state.queued };
+    touch(old.queue);
+    touch(f.queue);
+    state.queue = f.queue;
+    state.queued = new Set(f.queue);
+    undo.push(() => Object.assign(state, old));
+  },
+  function deps(state, f, touch, undo) {
+    if (!f.deps) return;
+    for (const [id, n] of Object.entries(f.deps)) {
+      const old = state.deps.get(id);
+      setDep(state, id, n);
+      undo.push(() => setDep(state, id, old));
+    }
+  },
+  function done(state, f, touch, undo) {
+    if (f.done === undefined || state.done.has(f.done)) return;
+    state.done.add(f.done);
+    touch([f.done]);
+    undo.push(() => state.done.delete(f.done));
+  },
+  function freed(state, f, touch, undo) {
+    for (const id of f.freed || []) {
+      if (state.freed.has(id)) continue;
+      state.freed.add(id);
+      touch([id]);
+      undo.push(() => state.freed.delete(id));
+    }
+  },
+  function leaf(state, f, touch, undo) {
+    if (!f.leaf) return;
+    const { id } = f.leaf;
+    const old = state.leaves.get(id);
+    state.leaves.set(id, f.leaf);
+    touch([id]);
+    undo.push(() => (old === undefined ? state.leaves.delete(id) : state.leaves.set(id, old)));
+  },
+  function hook(state, f, touch, undo) {
+    const info = hookOf(f);
+    if (!info) return;
+    const old = state.hooked.get(info.target);
+    state.hooks.push(info);
+    state.hooked.set(info.target, info);
+    touch([info.target]);
+    undo.push(() => {
+      state.hooks.pop();
+      if (old === undefined) state.hooked.delete(info.target);
+      else state.hooked.set(info.target, old);
+    });
+  },
+  function error(state, f, touch, undo) {
+    if (!f.error) return;
+    const old = state.error;
+    state.error = f;
+    touch([f.node]);
+    if (old) touch([old.node]);
+    undo.push(() => { state.error = old; });
+  },
+  function show(state, f, touch, undo) {
+    for (const id of f.show || []) {
+      if (state.shown.has(id)) continue;
+      state.shown.add(id);
+      touch([id]);
+      undo.push(() => state.shown.delete(id));
+    }
+  },
+  function created(state, f, touch, undo) {
+    if (f.kind !== "node_created" || !f.node) return;
+    state.created.push(f.node);
+    undo.push(() => state.created.pop());
+  },
+];
+
+// fold one frame's changes into the running state: {touched model ids, undo()}
+function fold(state, f) {
+  const touched = [];
+  const steps = [];
+  const touch = (ids) => {
+    for (const id of ids) if (id !== undefined && id !== null) touched.push(id);
+  };
+  for (const folder of FOLDERS) folder(state, f, touch, steps);
+  const undo = () => {
+    for (let i = steps.length - 1; i >= 0; i--) steps[i]();
+  };
+  return { touched, undo };
 }
 
 // --- the page --------------------------------------------------------------------------------
@@ -63,23 +203,15 @@ const BACKWARD_SECTIONS = [["grad", "Gradient at this step"], ["queue", "Ready q
                            ["leaves", ".grad of leaves"], ["hooks", "Hooks fired (this pass)"],
                            ["freed", "Freed saved tensors"], ["error", "Error"]];
 
-function speedMenu(value) {
-  const speed = h("select", "mg-speed");
-  speed.setAttribute("aria-label", "playing speed");
-  for (const s of SPEEDS) {
-    const o = h("option", "", `${s}×`);
-    o.value = String(s);
-    speed.appendChild(o);
+function menu(cls, label, values, text) {
+  const select = h("select", cls);
+  select.setAttribute("aria-label", label);
+  for (const v of values) {
+    const o = h("option", "", text(v));
+    o.value = String(v);
+    select.appendChild(o);
   }
-  speed.value = String(value);
-  return speed;
-}
-
-function zoomMenu() {
-  const zoom = h("select", "mg-zoom");
-  zoom.setAttribute("aria-label", "zoom");
-  for (const z of ZOOMS) zoom.appendChild(h("option", "", z));
-  return zoom;
+  return select;
 }
 
 // the toolbar and its controls, by name
@@ -93,8 +225,11 @@ function toolbar(speedValue) {
     last: button("mg-last", "last »", "last step (End)"),
     slider: h("input", "mg-slider"),
     counter: h("span", "mg-counter"),
-    speed: speedMenu(speedValue),
-    zoom: zoomMenu(),
+    speed: menu("mg-speed", "playing speed", SPEEDS, (v) => `${v}×`),
+    zoom: menu("mg-zoom", "zoom", ZOOMS, (v) => v),
+    zoomOut: button("mg-zoom-out", "−", "zoom out (or ctrl + wheel)"),
+    zoomIn: button("mg-zoom-in", "+", "zoom in (or ctrl + wheel)"),
+    fit: button("mg-fit", "fit", "fit the whole graph in the view"),
   };
   const { bar, first, prev, play, next, last, slider, counter, speed, zoom } = controls;
   bar.setAttribute("role", "toolbar");
@@ -103,8 +238,12 @@ function toolbar(speedValue) {
   slider.min = "0";
   slider.setAttribute("aria-label", "step");
   counter.setAttribute("aria-hidden", "true"); // the slider announces the same
-  bar.append(first, prev, play, next, last, slider, counter,
-             h("span", "mg-label", "speed"), speed, h("span", "mg-label", "zoom"), zoom);
+  speed.value = String(speedValue);
+  zoom.appendChild(h("option", "mg-custom-zoom")); // shows a wheel zoom's percentage
+  zoom.lastChild.hidden = true;
+  bar.append(first, prev, play, next, last, slider, counter, h("span", "mg-label", "speed"),
+             speed, h("span", "mg-label", "zoom"), controls.zoomOut, zoom, controls.zoomIn,
+             controls.fit);
   return controls;
 }
 
@@ -120,6 +259,23 @@ function sidePanel(mode) {
     sections[key] = content;
   }
   return { panel, sections };
+}
+
+// the drawing's scroll area, with the minimap floating over its corner
+function stage() {
+  const wrap = h("div", "mg-stage");
+  const graph = h("div", "mg-graph");
+  const minimap = h("div", "mg-minimap");
+  minimap.setAttribute("aria-hidden", "true"); // a pointer shortcut; scrolling does the same
+  minimap.title = "the whole graph: click or drag to move the view";
+  minimap.hidden = true;
+  const image = h("img", "mg-minimap-image");
+  image.alt = "";
+  image.draggable = false;
+  const frame = h("div", "mg-minimap-view");
+  minimap.append(image, frame);
+  wrap.append(graph, minimap);
+  return { wrap, graph, minimap, minimapImage: image, minimapView: frame };
 }
 
 // one view of the player: its page, the recorded frames (set by `reload`) and how far it has got
@@ -138,22 +294,39 @@ function buildView(model, el) {
   stepText.setAttribute("aria-live", "polite"); // each step is read out
   stepText.setAttribute("role", "status");
   const body = h("div", "mg-body");
-  const graph = h("div", "mg-graph");
+  const main = h("div", "mg-main");
+  const parts = stage();
+  const legend = h("div", "mg-legend");
+  legend.setAttribute("role", "note");
+  legend.setAttribute("aria-label", "legend");
+  main.append(parts.wrap, legend);
   const { panel, sections } = sidePanel(mode);
-  body.append(graph, panel);
+  body.append(main, panel);
   root.append(controls.bar, summary, stepText, body);
   return {
-    model, mode, root, ...controls, summary, stepText, graph, sections,
+    model, mode, root, ...controls, summary, stepText, ...parts, legend, sections,
     shownLines: {}, // section -> the text it shows now (unchanged sections are not touched)
+    opened: {}, // section -> true when its "… N more" was clicked
     frames: [],
     titles: {},
     alias: {},
-    elements: new Map(), // element id -> {el, base}
+    groups: new Map(), // element id -> model ids it stands for (a box, a merged edge)
+    doable: new Set(), // model ids that some frame marks done (a box is done when all are)
+    hideable: new Set(), // element ids that some frame shows being created
+    elements: new Map(), // element id -> {el, base, box}
     applied: new Map(), // element id -> class we added
-    hideable: new Set(), // ids that some frame shows being created
+    flashes: new Map(), // element id -> what happens to it at this frame (current, active, ...)
+    changes: [], // frame index -> {touched, undo} of its fold
     state: emptyState(),
     current: -1,
     timer: null,
+    svg: null,
+    zoomMode: "auto",
+    scale: NATURAL,
+    port: { w: 0, h: 0, maxH: 0 }, // the scroll area's visible size and its largest height
+    scrollPos: { x: 0, y: 0 }, // kept from scroll events: stepping reads no layout
+    geometry: new Map(), // element id -> its box (or an edge's midpoint) in paper units
+    badges: { leaf: new Map(), hook: new Map(), spots: new Map() },
   };
 }
 
@@ -162,19 +335,28 @@ function drawSvg(view) {
   const t0 = performance.now();
   const { model, graph, root } = view;
   const message = model.get("message");
+  dropMinimap(view);
   graph.textContent = "";
   if (message) {
     graph.appendChild(h("pre", "mg-message", message));
   } else {
     graph.innerHTML = model.get("svg"); // Graphviz output; every label was escaped in Python
   }
+  view.svg = graph.querySelector("svg");
   view.elements = new Map();
   view.applied = new Map();
+  view.geometry = new Map();
+  view.sized = false; // no zoom applied to this picture yet (nothing to keep in view)
+  view.badges = { leaf: new Map(), hook: new Map(), spots: new Map() };
   for (const g of graph.querySelectorAll("svg g[id]")) {
-    view.elements.set(g.id, { el: g, base: g.getAttribute("class") || "" });
+    const base = g.getAttribute("class") || "";
+    view.elements.set(g.id, { el: g, base, box: /\bmg-box\b/.test(base) });
   }
+  if (view.svg) preparePaper(view, model.get("svg"));
   view.summary.textContent = model.get("summary");
-  applyZoom(view);
+  fillLegend(view);
+  measurePort(view);
+  setZoom(view, view.zoomMode);
   graph.getBoundingClientRect(); // include style and layout in the measured time
   root.dataset.drawMs = (performance.now() - t0).toFixed(1);
   root.dataset.elements = String(view.elements.size);
@@ -183,90 +365,641 @@ function drawSvg(view) {
   requestAnimationFrame(() => { root.dataset.paintedAt = String(Date.now()); });
 }
 
-function applyZoom(view) {
-  const svg = view.graph.querySelector("svg");
-  if (!svg) return;
-  const z = view.zoom.value;
-  if (z === "fit") {
-    svg.style.maxWidth = "100%";
-    svg.style.width = "";
-  } else {
-    const natural = svg.viewBox.baseVal ? svg.viewBox.baseVal.width : 0;
-    svg.style.maxWidth = "none";
-    svg.style.width = `${(natural * parseFloat(z)) / 100}pt`;
+// Paper around the drawing (badges at its edges), a layer for the badges, the names of nodes
+// as their hover titles, and the minimap's copy of the picture.
+function preparePaper(view, svgText) {
+  const { svg } = view;
+  const vb = svg.viewBox.baseVal;
+  view.vb0 = { x: vb.x, y: vb.y, w: vb.width, h: vb.height };
+  view.vb = { x: vb.x - PAD, y: vb.y - PAD, w: vb.width + 2 * PAD, h: vb.height + 2 * PAD };
+  svg.setAttribute("viewBox", `${view.vb.x} ${view.vb.y} ${view.vb.w} ${view.vb.h}`);
+  svg.removeAttribute("width"); // the zoom sets the size
+  svg.removeAttribute("height");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `graph: ${view.model.get("summary")}`);
+  const paper = svg.querySelector("g.graph") || svg;
+  const m = paper.transform && paper.transform.baseVal.consolidate();
+  view.toSvg = m ? m.matrix : svg.createSVGMatrix(); // paper units -> SVG units
+  const { a, d, e, f } = view.toSvg; // Graphviz only translates its paper (a = d = 1)
+  view.paper = { x: (view.vb.x - e) / a, y: (view.vb.y - f) / d, w: view.vb.w / a,
+                 h: view.vb.h / d };
+  view.overlay = s("g", { class: "mg-overlay" });
+  view.edgeLabel = makeBadge("mg-edge-label");
+  view.hookFlash = makeBadge("mg-hook-flash");
+  view.errorBadge = makeBadge("mg-error-badge");
+  view.overlay.append(view.edgeLabel, view.hookFlash, view.errorBadge);
+  paper.appendChild(view.overlay);
+  const title = svg.querySelector("g.node text[font-weight=bold]") ||
+                svg.querySelector("g.node text");
+  view.labelUnits = parseFloat(title && title.getAttribute("font-size")) || 11;
+  nameElements(view);
+  view.minimapUrl = URL.createObjectURL(new Blob([svgText], { type: "image/svg+xml" }));
+  view.minimapImage.src = view.minimapUrl;
+}
+
+// Graphviz titles a node by its DOT id (`n3`): a hover should say its name
+function nameElements(view) {
+  const name = (id) => view.titles[id] || id;
+  for (const [id, item] of view.elements) {
+    const title = item.el.firstElementChild;
+    if (!title || title.tagName !== "title") continue;
+    if (item.base.startsWith("node") && view.titles[id]) title.textContent = name(id);
+    else if (item.base.startsWith("edge")) {
+      const ends = title.textContent.split("->");
+      if (ends.length === 2) title.textContent = `${name(ends[0])} → ${name(ends[1])}`;
+    }
   }
 }
 
+function dropMinimap(view) {
+  if (view.minimapUrl) URL.revokeObjectURL(view.minimapUrl);
+  view.minimapUrl = null;
+  view.minimap.hidden = true;
+}
+
 // elements created during the trace (forward ops, create_graph) stay faint until then
-function hideableIds(frames) {
+function hideableElements(view) {
   const ids = new Set();
-  for (const f of frames) if (f.show) for (const id of f.show) ids.add(id);
+  for (const f of view.frames) for (const id of f.show || []) ids.add(elementOf(view, id));
   return ids;
+}
+
+function doableIds(frames) {
+  const ids = new Set();
+  for (const f of frames) if (f.done !== undefined) ids.add(f.done);
+  return ids;
+}
+
+// element id -> the model ids it stands for, where that is more than itself
+function groupMembers(alias, boxes) {
+  const groups = new Map();
+  const add = (el, id) => {
+    if (!groups.has(el)) groups.set(el, new Set());
+    groups.get(el).add(id);
+  };
+  for (const [id, el] of Object.entries(alias)) if (id !== el) add(el, id);
+  for (const [el, ids] of Object.entries(boxes)) for (const id of ids) add(el, id);
+  return groups;
+}
+
+function elementOf(view, id) {
+  return view.alias[id] || id;
+}
+
+// --- the legend (HTML, outside the drawing, drawn with the drawing's own CSS) --------------
+// fill and shape of each node kind: the same as NODE_STYLE in widgets/dot.py
+const KINDS = [
+  ["tensor", "non-leaf tensor", "#caff70", "box"],
+  ["leaf", "leaf requiring grad", "#add8e6", "box"],
+  ["constant", "constant leaf", "#f2f2f2", "dashed"],
+  ["backward", "backward node", "#e8e8e8", "rounded"],
+  ["accumulate", "AccumulateGrad", "#d9d2e9", "rounded"],
+  ["saved", "saved tensor", "#ffcc99", "note"],
+  ["module", "collapsed module (click opens it)", "#fff2cc", "box3d"],
+];
+// A swatch's class is `mg-key-<state>`: player.css styles it with the same rule as an element
+// of the drawing in that state, while a query for the drawing's `g.node.mg-current` finds none.
+const STATES = {
+  backward: [
+    ["current", "current: running now (thickest border)", "rounded", "#e8e8e8"],
+    ["ready", "ready: in the queue (dashed)", "rounded", "#e8e8e8"],
+    ["done", "done this pass (dotted)", "rounded", "#e8e8e8"],
+    ["freed-now", "freed saved tensor (faded)", "note", "#ffcc99"],
+    ["active", "active edge, with the gradient it carries", "edge"],
+    ["updated", "leaf whose .grad was just written (.grad badge)", "box", "#add8e6"],
+    ["hook", "hook fired (⚑ badge names its kind)", "hook"],
+    ["error", "error (dash-dot, ✗)", "rounded", "#e8e8e8"],
+  ],
+  forward: [
+    ["current", "created at this step (thickest border)", "rounded", "#e8e8e8"],
+    ["hidden", "not created yet (faint)", "rounded", "#e8e8e8"],
+  ],
+};
+const SHAPES = {
+  box: [["polygon", { points: "4,4 30,4 30,16 4,16" }]],
+  dashed: [["polygon", { points: "4,4 30,4 30,16 4,16", stroke: "#888888",
+                         "stroke-dasharray": "3,2" }]],
+  rounded: [["path", { d: "M8,4 H26 Q30,4 30,8 V12 Q30,16 26,16 H8 Q4,16 4,12 V8 Q4,4 8,4 Z" }]],
+  note: [["polygon", { points: "4,4 25,4 30,9 30,16 4,16" }],
+         ["polyline", { points: "25,4 25,9 30,9", fill: "none" }]],
+  box3d: [["polygon", { points: "4,7 27,7 27,17 4,17" }],
+          ["polygon", { points: "4,7 7,4 30,4 30,14 27,17 27,7" }]],
+  edge: [["path", { d: "M3,10 H25", fill: "none" }],
+         ["polygon", { points: "25,6.5 31,10 25,13.5", fill: "black" }]],
+};
+
+function swatch(cls, shape, fill) {
+  const svg = s("svg", { class: "mg-swatch", viewBox: "0 0 34 20", width: 34, height: 20,
+                         "aria-hidden": "true" });
+  if (shape === "hook") {
+    const mark = makeBadge("mg-hook-mark");
+    placeBadge(mark, "⚑", 17, 10, 0.5, 0.5);
+    svg.appendChild(mark);
+    return svg;
+  }
+  const g = s("g", { class: cls });
+  for (const [tag, attrs] of SHAPES[shape]) {
+    g.appendChild(s(tag, { fill, stroke: "black", "stroke-width": 1.2, ...attrs }));
+  }
+  svg.appendChild(g);
+  return svg;
+}
+
+function legendItem(svg, text) {
+  const item = h("span", "mg-legend-item");
+  item.setAttribute("role", "listitem");
+  item.append(svg, h("span", "", text));
+  return item;
+}
+
+function legendRow(title, items) {
+  const row = h("div", "mg-legend-row");
+  row.setAttribute("role", "list");
+  row.setAttribute("aria-label", title);
+  row.append(h("span", "mg-legend-title", `${title}:`), ...items);
+  return row;
+}
+
+// node kinds drawn in this graph, and what the animation's looks mean
+function fillLegend(view) {
+  const { legend, graph, mode } = view;
+  legend.textContent = "";
+  legend.hidden = !view.svg || view.model.get("legend") === false; // player(legend=False)
+  if (legend.hidden) return;
+  const kinds = KINDS.filter(([kind]) => graph.querySelector(`g.node.mg-n-${kind}`));
+  const states = STATES[mode];
+  legend.append(
+    legendRow("Nodes", kinds.map(([kind, text, fill, shape]) =>
+      legendItem(swatch(`mg-key mg-key-${kind}`, shape, fill), text))),
+    legendRow(mode === "forward" ? "Steps" : "Engine", states.map(([state, text, shape, fill]) =>
+      legendItem(swatch(`mg-key mg-key-${state}`, shape, fill), text))),
+  );
+}
+
+// --- zoom, pan, minimap ----------------------------------------------------------------------
+function measurePort(view) {
+  const { graph } = view;
+  const max = parseFloat(getComputedStyle(graph).maxHeight);
+  view.port = { w: graph.clientWidth, h: graph.clientHeight,
+                maxH: Number.isFinite(max) ? max : graph.clientHeight };
+}
+
+// the whole drawing in view (never larger than natural size: a small graph stays small)
+function fitScale(view) {
+  const { vb, port } = view;
+  if (!port.w || !port.maxH) return NATURAL;
+  return Math.min(NATURAL, (port.w - 2) / vb.w, (port.maxH - 2) / vb.h);
+}
+
+function scaleFor(view, mode) {
+  if (mode === "fit") return fitScale(view);
+  if (mode === "auto") return Math.max(fitScale(view), MIN_LABEL_PX / view.labelUnits);
+  if (typeof mode === "number") return mode;
+  return (NATURAL * parseFloat(mode)) / 100; // "50%": of natural size
+}
+
+// where a point of the drawing shows in the scroll area, to keep it there across a zoom
+function anchorAt(view, clientX, clientY) {
+  const r = view.svg.getBoundingClientRect();
+  const g = view.graph.getBoundingClientRect();
+  return { u: (clientX - r.left) / view.scale, v: (clientY - r.top) / view.scale,
+           x: clientX - g.left - view.graph.clientLeft, y: clientY - g.top - view.graph.clientTop };
+}
+
+function viewCenter(view) {
+  const g = view.graph.getBoundingClientRect();
+  return anchorAt(view, g.left + view.port.w / 2, g.top + view.port.h / 2);
+}
+
+function setZoom(view, mode, anchor) {
+  if (!view.svg) return;
+  const keep = anchor || (view.sized ? viewCenter(view) : null);
+  view.zoomMode = mode;
+  const scale = clamp(scaleFor(view, mode), ...SCALE_RANGE);
+  view.scale = scale;
+  view.size = { w: view.vb.w * scale, h: view.vb.h * scale };
+  view.svg.style.width = `${view.size.w}px`;
+  view.svg.style.height = `${view.size.h}px`;
+  view.sized = true;
+  showZoom(view);
+  measurePort(view);
+  if (keep) {
+    const r = view.svg.getBoundingClientRect();
+    const g = view.graph.getBoundingClientRect();
+    const left = r.left - g.left - view.graph.clientLeft + view.graph.scrollLeft;
+    const top = r.top - g.top - view.graph.clientTop + view.graph.scrollTop;
+    scrollToPx(view, left + keep.u * scale - keep.x, top + keep.v * scale - keep.y);
+  } else {
+    noteScroll(view);
+  }
+  updateMinimap(view);
+}
+
+function showZoom(view) {
+  const { zoom, root, zoomMode, scale } = view;
+  const custom = zoom.querySelector(".mg-custom-zoom");
+  const named = typeof zoomMode === "string";
+  custom.hidden = named;
+  if (!named) {
+    custom.textContent = `${Math.round((100 * scale) / NATURAL)}%`;
+    custom.value = "custom";
+  }
+  zoom.value = named ? zoomMode : "custom";
+  root.dataset.zoom = named ? zoomMode : "custom";
+  root.dataset.scale = scale.toFixed(4);
+  root.dataset.labelPx = (view.labelUnits * scale).toFixed(2);
+}
+
+function zoomBy(view, factor, anchor) {
+  setZoom(view, clamp(view.scale * factor, ...SCALE_RANGE), anchor);
+}
+
+// scroll there, clamped here: reading the scroll position back would force a layout mid-step
+function scrollToPx(view, left, top) {
+  const { graph, size, port } = view;
+  const x = Math.round(clamp(left, 0, Math.max(0, size.w - port.w)));
+  const y = Math.round(clamp(top, 0, Math.max(0, size.h - port.h)));
+  graph.scrollLeft = x;
+  graph.scrollTop = y;
+  view.scrollPos = { x, y };
+  moveMinimapView(view);
+}
+
+function noteScroll(view) {
+  view.scrollPos = { x: view.graph.scrollLeft, y: view.graph.scrollTop };
+  moveMinimapView(view);
+}
+
+// the drawing's left/top inside the scroll area (a narrow drawing is centred)
+function paperOffset(view) {
+  return { x: Math.max(0, (view.port.w - view.size.w) / 2), y: 0 };
+}
+
+function updateMinimap(view) {
+  const { minimap, minimapImage, vb0, size, port, root } = view;
+  const larger = size.w > port.w + 1 || size.h > port.maxH + 1;
+  minimap.hidden = !larger || !view.minimapUrl;
+  root.dataset.minimap = minimap.hidden ? "hidden" : "shown";
+  if (minimap.hidden) return;
+  view.miniScale = Math.min(MINIMAP.width / vb0.w, MINIMAP.height / vb0.h);
+  minimapImage.style.width = `${vb0.w * view.miniScale}px`;
+  minimapImage.style.height = `${vb0.h * view.miniScale}px`;
+  moveMinimapView(view);
+}
+
+// the view's rectangle on the minimap
+function moveMinimapView(view) {
+  if (!view.svg || view.minimap.hidden) return;
+  const { vb, vb0, scale, port, scrollPos, miniScale, minimapView } = view;
+  const off = paperOffset(view);
+  const u = vb.x + (scrollPos.x - off.x) / scale - vb0.x;
+  const v = vb.y + (scrollPos.y - off.y) / scale - vb0.y;
+  const w = Math.min(port.w / scale, vb0.w);
+  const hgt = Math.min(port.h / scale, vb0.h);
+  Object.assign(minimapView.style, {
+    left: `${clamp(u, 0, vb0.w) * miniScale}px`, top: `${clamp(v, 0, vb0.h) * miniScale}px`,
+    width: `${w * miniScale}px`, height: `${hgt * miniScale}px`,
+  });
+}
+
+// a press on the minimap: centre the view on that point of the drawing
+function minimapJump(view, event) {
+  const r = view.minimapImage.getBoundingClientRect();
+  const u = view.vb0.x + (event.clientX - r.left) / view.miniScale;
+  const v = view.vb0.y + (event.clientY - r.top) / view.miniScale;
+  const off = paperOffset(view);
+  scrollToPx(view, off.x + (u - view.vb.x) * view.scale - view.port.w / 2,
+             off.y + (v - view.vb.y) * view.scale - view.port.h / 2);
+}
+
+// --- the look of each element ----------------------------------------------------------------
+// element id -> what happens to it at this frame (outranks what it has become so far)
+function frameFlashes(view, f) {
+  const flashes = new Map();
+  const mark = (id, cls) => {
+    if (id === undefined || id === null) return;
+    const el = elementOf(view, id);
+    const old = flashes.get(el);
+    if (old === undefined || RANK.get(cls) >= RANK.get(old)) flashes.set(el, cls);
+  };
+  if (view.mode === "forward") {
+    for (const id of f.show || []) mark(id, "mg-current");
+    return flashes;
+  }
+  mark(f.node, "mg-current");
+  if (f.leaf) mark(f.leaf.id, "mg-updated");
+  mark(f.edge, "mg-active");
+  if (view.state.error) mark(view.state.error.node, "mg-error");
+  return flashes;
+}
+
+// the one state class an element has at the current frame ("" for none)
+function classFor(view, el) {
+  const flash = view.flashes.get(el);
+  if (flash) return flash;
+  const members = view.groups.get(el);
+  if (members) return groupClass(view, el, members);
+  const { state } = view;
+  if (state.freed.has(el)) return "mg-freed-now";
+  if (state.queued.has(el)) return "mg-ready";
+  if (state.done.has(el)) return "mg-done";
+  if (view.hideable.has(el) && !state.shown.has(el)) return "mg-hidden";
+  return "";
+}
+
+// a box (or merged edge): ready while any member waits in the queue, done once every member
+// that runs has run; never "freed" (its members' saved tensors are not what it shows)
+function groupClass(view, el, members) {
+  const { state } = view;
+  let runs = 0;
+  let ran = 0;
+  let shown = false;
+  for (const id of members) {
+    if (state.queued.has(id)) return "mg-ready";
+    if (view.doable.has(id)) {
+      runs += 1;
+      if (state.done.has(id)) ran += 1;
+    }
+    if (state.shown.has(id)) shown = true;
+  }
+  if (runs && ran === runs) return "mg-done";
+  return view.hideable.has(el) && !shown ? "mg-hidden" : "";
+}
+
+// give each of `els` its class; only the ones that change are written
+function repaint(view, els) {
+  const { elements, applied } = view;
+  for (const el of els) {
+    const item = elements.get(el);
+    if (!item) continue;
+    const cls = classFor(view, el);
+    if ((applied.get(el) || "") === cls) continue;
+    item.el.setAttribute("class", cls ? `${item.base} ${cls}` : item.base);
+    if (cls) applied.set(el, cls);
+    else applied.delete(el);
+  }
+}
+
+// --- badges on the paper: gradient on the active edge, .grad by each leaf, hooks, error -----
+function makeBadge(cls) {
+  const g = s("g", { class: `mg-badge ${cls}` });
+  g.append(s("title"), s("rect", { rx: 3, ry: 3 }), s("text"));
+  g.style.display = "none";
+  return g;
+}
+
+// a badge's width in paper units (its font is monospace: no measuring, no layout)
+function badgeWidth(text) {
+  return Math.min(text.length, BADGE.maxChars) * BADGE.charWidth + 2 * BADGE.pad;
+}
+
+// write `text` in badge `g` with its box's point (ax, ay) (fractions of its size) at (x, y),
+// kept inside `paper` (what the drawing shows, in paper units) when given
+function placeBadge(g, text, x, y, ax, ay, full, paper) {
+  const [title, rect, label] = g.children;
+  const shown = shorten(text, BADGE.maxChars);
+  const w = badgeWidth(shown);
+  let left = x - ax * w;
+  let top = y - ay * BADGE.height;
+  if (paper) {
+    left = clamp(left, paper.x, paper.x + paper.w - w);
+    top = clamp(top, paper.y, paper.y + paper.h - BADGE.height);
+  }
+  title.textContent = full || text;
+  label.textContent = shown;
+  rect.setAttribute("x", left.toFixed(1));
+  rect.setAttribute("y", top.toFixed(1));
+  rect.setAttribute("width", w.toFixed(1));
+  rect.setAttribute("height", BADGE.height);
+  label.setAttribute("x", (left + w / 2).toFixed(1));
+  label.setAttribute("y", (top + BADGE.height / 2).toFixed(1));
+  g.style.display = "";
+}
+
+function hideBadge(g) {
+  g.style.display = "none";
+  delete g.dataset.for;
+}
+
+// an element's box in paper units (what badges are placed by), measured once
+function boxOf(view, el) {
+  if (!view.geometry.has(el)) {
+    const item = view.elements.get(el);
+    view.geometry.set(el, item ? item.el.getBBox() : null);
+  }
+  return view.geometry.get(el);
+}
+
+function midpointOf(view, el) {
+  const key = `mid:${el}`;
+  if (!view.geometry.has(key)) {
+    const item = view.elements.get(el);
+    const path = item && item.el.querySelector("path");
+    view.geometry.set(key, path ? path.getPointAtLength(path.getTotalLength() / 2) : null);
+  }
+  return view.geometry.get(key);
+}
+
+function drawEdgeLabel(view, f) {
+  const badge = view.edgeLabel;
+  const el = f.edge === undefined ? null : elementOf(view, f.edge);
+  const text = f.edge_label ?? f.grad;
+  const mid = el && text ? midpointOf(view, el) : null;
+  if (!mid) return hideBadge(badge);
+  placeBadge(badge, text, mid.x, mid.y, 0.5, 0.5, f.grad_full || f.grad || text, view.paper);
+  badge.dataset.for = el;
+}
+
+function drawHookFlash(view, f) {
+  const hook = hookOf(f);
+  const el = hook ? elementOf(view, hook.target) : null;
+  const box = el ? boxOf(view, el) : null;
+  if (!box) return hideBadge(view.hookFlash);
+  const kind = HOOK_KINDS[hook.kind] || (hook.kind ? `${hook.kind} hook` : "hook");
+  placeBadge(view.hookFlash, `⚑ ${kind}`, box.x + box.width, box.y - 3, 0.7, 1, hook.text,
+             view.paper);
+  view.hookFlash.dataset.for = el;
+  view.hookFlash.dataset.kind = hook.kind || "";
+  if (!REDUCED_MOTION && view.hookFlash.animate) { // blinks three times (no reflow needed)
+    view.hookFlash.animate([{ opacity: 1 }, { opacity: 0.3 }],
+                           { duration: 300, iterations: 4, direction: "alternate" });
+  }
+}
+
+function drawErrorBadge(view) {
+  const { error } = view.state;
+  const el = error ? elementOf(view, error.node) : null;
+  const box = el ? boxOf(view, el) : null;
+  if (!box) return hideBadge(view.errorBadge);
+  placeBadge(view.errorBadge, "✗ error", box.x, box.y, 0.3, 1, error.error, view.paper);
+  view.errorBadge.dataset.for = el;
+}
+
+// the `.grad = …` badge under a leaf, as the state has it (none before the first write)
+function syncLeafBadge(view, id) {
+  const { leaf } = view.badges;
+  const info = view.state.leaves.get(id);
+  const el = elementOf(view, id);
+  const box = info && el === id ? boxOf(view, el) : null; // a leaf inside a box: panel only
+  if (!box) {
+    if (leaf.has(id)) leaf.get(id).remove();
+    leaf.delete(id);
+    view.badges.spots.delete(id);
+    return;
+  }
+  if (!leaf.has(id)) {
+    const badge = makeBadge("mg-leaf-badge");
+    badge.dataset.for = id;
+    view.overlay.insertBefore(badge, view.overlay.firstChild);
+    leaf.set(id, badge);
+  }
+  const text = `.grad = ${info.after}`;
+  const x = box.x + box.width / 2;
+  const y = freeRow(view, id, x, badgeWidth(text), box.y + box.height + 2);
+  const full = `${info.name}.grad = ${info.after_full || info.after}`;
+  placeBadge(leaf.get(id), text, x, y, 0.5, 0, full, view.paper);
+}
+
+// the first height at or below `y` where a leaf badge centred at `x` overlaps no other one
+// (leaves often sit side by side; their values are wider than they are)
+function freeRow(view, id, x, w, y) {
+  const { spots } = view.badges;
+  spots.delete(id);
+  for (let moved = true, tries = 0; moved && tries < 8; tries++) {
+    moved = false;
+    for (const spot of spots.values()) {
+      const apart = Math.abs(spot.x - x) >= (spot.w + w) / 2 ||
+                    Math.abs(spot.y - y) >= BADGE.height;
+      if (!apart) {
+        y = spot.y + BADGE.height + 1;
+        moved = true;
+      }
+    }
+  }
+  spots.set(id, { x, y, w });
+  return y;
+}
+
+// the small ⚑ left on an element whose hook fired, for the rest of the pass
+function syncHookMark(view, id) {
+  const { hook } = view.badges;
+  const info = view.state.hooked.get(id);
+  const el = elementOf(view, id);
+  const box = info ? boxOf(view, el) : null;
+  if (!box) {
+    if (hook.has(id)) hook.get(id).remove();
+    hook.delete(id);
+    return;
+  }
+  if (!hook.has(id)) {
+    const badge = makeBadge("mg-hook-mark");
+    badge.dataset.for = el;
+    view.overlay.insertBefore(badge, view.overlay.firstChild);
+    hook.set(id, badge);
+  }
+  placeBadge(hook.get(id), "⚑", box.x + box.width, box.y, 0.5, 0.5, info.text);
+}
+
+// the ids whose leaf badge or hook mark may change (`touched` by a step; null: all of them)
+function badgeIds(view, touched) {
+  const { leaves, hooked } = view.state;
+  const { leaf, hook } = view.badges;
+  const ids = touched || [...leaf.keys(), ...hook.keys(), ...leaves.keys(), ...hooked.keys()];
+  return ids.filter((id) => leaves.has(id) || hooked.has(id) || leaf.has(id) || hook.has(id));
+}
+
+// Read every position this frame needs before anything is written: a read after a write makes
+// the browser lay the whole drawing out again (once per read, at 10,000 nodes that is seconds).
+function measure(view, f, ids) {
+  if (!view.svg) return;
+  const box = (id) => id !== undefined && id !== null && boxOf(view, elementOf(view, id));
+  box(f.node);
+  if (f.edge !== undefined) midpointOf(view, elementOf(view, f.edge));
+  const hook = hookOf(f);
+  if (hook) box(hook.target);
+  if (view.state.error) box(view.state.error.node);
+  for (const id of ids) box(id);
+}
+
+// badges after a step: on the edge, the hook, the error; leaves and hook marks among `ids`
+function redecorate(view, ids) {
+  if (!view.svg) return;
+  const f = view.frames[view.current] || {};
+  drawEdgeLabel(view, f);
+  drawHookFlash(view, f);
+  drawErrorBadge(view);
+  const { leaves, hooked } = view.state;
+  for (const id of ids) {
+    if (leaves.has(id) || view.badges.leaf.has(id)) syncLeafBadge(view, id);
+    if (hooked.has(id) || view.badges.hook.has(id)) syncHookMark(view, id);
+  }
+}
+
+// --- following the play ----------------------------------------------------------------------
+// the node the replay shows at this frame or, with `ahead`, the next one it will show (a pass
+// starts with a frame that names none: the view opens on its first node, not on empty paper)
+function focusNode(view, ahead) {
+  const { frames, current } = view;
+  const end = Math.min(frames.length, ahead ? current + 50 : current + 1);
+  for (let i = Math.max(0, current); i < end; i++) {
+    if (frames[i].node !== undefined) return frames[i].node;
+  }
+  return undefined;
+}
+
+// scroll the node being played (or the box standing for it) into view when it is outside it
+function follow(view, ahead) {
+  const id = focusNode(view, ahead);
+  if (!view.svg || id === undefined || view.dragging || !view.port.w) return;
+  const { size, port, scale, vb, toSvg: m, scrollPos } = view;
+  if (size.w <= port.w && size.h <= port.h) return; // everything is in view
+  const box = boxOf(view, elementOf(view, id));
+  if (!box) return;
+  const off = paperOffset(view);
+  // Graphviz's paper is translated (and scaled by 1): paper units -> SVG units -> px
+  const x = off.x + (m.a * box.x + m.e - vb.x) * scale;
+  const y = off.y + (m.d * box.y + m.f - vb.y) * scale;
+  const w = m.a * box.width * scale;
+  const hgt = m.d * box.height * scale;
+  const inside = x >= scrollPos.x && y >= scrollPos.y && x + w <= scrollPos.x + port.w &&
+                 y + hgt <= scrollPos.y + port.h;
+  if (!inside) scrollToPx(view, x + w / 2 - port.w / 2, y + hgt / 2 - port.h / 2);
 }
 
 // --- stepping --------------------------------------------------------------------------------
 function goto(view, k) {
   const t0 = performance.now();
   const { frames } = view;
-  k = Math.max(0, Math.min(frames.length - 1, k));
-  if (k !== view.current + 1 || view.current < 0) {
+  k = clamp(k, 0, frames.length - 1);
+  const before = view.flashes;
+  let touched = null; // null: the state was refolded, every element is looked at
+  if (view.current >= 0 && k === view.current + 1) {
+    view.changes[k] = fold(view.state, frames[k]);
+    touched = view.changes[k].touched;
+  } else if (view.current >= 0 && k === view.current - 1 && view.changes[view.current]) {
+    view.changes[view.current].undo();
+    touched = view.changes[view.current].touched;
+  } else if (k !== view.current) {
     view.state = emptyState();
-    for (let i = 0; i <= k; i++) fold(view.state, frames[i]);
+    for (let i = 0; i <= k; i++) view.changes[i] = fold(view.state, frames[i]);
   } else {
-    fold(view.state, frames[k]);
+    touched = [];
   }
   view.current = k;
-  applyClasses(view, desiredClasses(view));
+  view.flashes = frameFlashes(view, frames[k]);
+  const badged = badgeIds(view, touched);
+  measure(view, frames[k], badged);
+  if (touched === null) {
+    repaint(view, view.elements.keys());
+  } else {
+    const dirty = new Set([...before.keys(), ...view.flashes.keys()]);
+    for (const id of touched) dirty.add(elementOf(view, id));
+    repaint(view, dirty);
+  }
+  redecorate(view, badged);
   paintPanel(view);
+  follow(view, touched === null);
   view.root.dataset.stepMs = (performance.now() - t0).toFixed(2);
-}
-
-// element id -> the one state class it should have at the current frame
-function desiredClasses(view) {
-  const { alias, state } = view;
-  const want = new Map();
-  const mark = (id, cls) => {
-    if (id === undefined || id === null) return;
-    const target = alias[id] || id;
-    const old = want.get(target);
-    if (old === undefined || RANK.get(cls) >= RANK.get(old)) want.set(target, cls);
-  };
-  const f = view.frames[view.current] || {};
-  // an element is faint while nothing it stands for exists yet (a box: none of its nodes)
-  const visible = new Set();
-  for (const id of state.shown) visible.add(alias[id] || id);
-  for (const id of view.hideable) if (!visible.has(alias[id] || id)) mark(id, "mg-hidden");
-  if (view.mode === "forward") {
-    if (f.show) for (const id of f.show) mark(id, "mg-current");
-    return want;
-  }
-  for (const id of state.done) mark(id, "mg-done");
-  for (const id of state.queue) mark(id, "mg-ready");
-  for (const id of state.freed) mark(id, "mg-freed-now");
-  mark(f.node, "mg-current");
-  if (f.leaf) mark(f.leaf.id, "mg-updated");
-  mark(f.edge, "mg-active");
-  if (state.error) mark(state.error.node, "mg-error");
-  return want;
-}
-
-// change only the elements whose class differs from what the previous frame left
-function applyClasses(view, want) {
-  const { elements, applied } = view;
-  for (const [id, cls] of applied) {
-    if (want.get(id) !== cls) {
-      const item = elements.get(id);
-      if (item) item.el.setAttribute("class", item.base);
-      applied.delete(id);
-    }
-  }
-  for (const [id, cls] of want) {
-    if (applied.get(id) === cls) continue;
-    const item = elements.get(id);
-    if (!item) continue;
-    item.el.setAttribute("class", `${item.base} ${cls}`);
-    applied.set(id, cls);
-  }
 }
 
 // --- the panel -------------------------------------------------------------------------------
@@ -274,20 +1007,56 @@ function title(view, id) {
   return view.titles[id] || id;
 }
 
-function fill(view, key, lines, empty) {
+// the first lines of a list (all of it, up to LONG_LIST, once opened): [{text, title?}]
+function firstLines(view, key, items, line) {
+  const limit = view.opened[key] ? LONG_LIST : SHORT_LIST;
+  const lines = [];
+  for (const item of items) {
+    if (lines.length >= limit) break;
+    lines.push(line(item));
+  }
+  return lines;
+}
+
+// a section's content: its lines, then "… N more" (a button that opens the whole list)
+function fill(view, key, lines, total, empty) {
   const box = view.sections[key];
-  const text = lines.join("\n");
+  const text = `${total}|${view.opened[key]}|${lines.map((l) => `${l.text}|${l.full}`).join("\n")}`;
   if (!box || view.shownLines[key] === text) return;
   view.shownLines[key] = text;
   box.textContent = "";
-  if (!lines.length) {
+  if (!total) {
     box.appendChild(h("div", "mg-empty", empty));
     return;
   }
-  for (const line of lines.slice(0, MAX_LINES)) box.appendChild(h("div", "mg-line", line));
-  if (lines.length > MAX_LINES) {
-    box.appendChild(h("div", "mg-empty", `… and ${lines.length - MAX_LINES} more`));
+  for (const { text: line, full } of lines) {
+    const div = h("div", "mg-line", line);
+    if (full && full !== line) {
+      div.title = full; // the whole array on hover, and on a click:
+      const more = h("details", "mg-full");
+      more.append(h("summary", "", "all values"), h("pre", "", full));
+      box.append(div, more);
+    } else {
+      box.appendChild(div);
+    }
   }
+  const rest = total - lines.length;
+  if (view.opened[key] && rest > 0) {
+    box.appendChild(h("div", "mg-empty", `… ${rest} more not listed`));
+  }
+  if (rest > 0 || view.opened[key]) box.appendChild(moreButton(view, key, rest));
+}
+
+// "… N more" opens a list (up to LONG_LIST lines); once open, "show fewer" closes it again
+function moreButton(view, key, rest) {
+  const open = Boolean(view.opened[key]);
+  const more = open ? button("mg-more", "show fewer", "show fewer lines")
+                    : button("mg-more", `… ${rest} more`, `show ${rest} more lines`);
+  more.addEventListener("click", () => {
+    view.opened[key] = !open;
+    paintPanel(view);
+  });
+  return more;
 }
 
 function paintPanel(view) {
@@ -304,23 +1073,30 @@ function paintPanel(view) {
 }
 
 function paintCreated(view) {
-  const made = view.frames.slice(0, view.current + 1).filter((x) => x.node);
-  const created = made.map((x) => title(view, x.node));
-  fill(view, "created", [`${created.length} node(s): ${created.join(", ")}`], "nothing yet");
+  const { created } = view.state;
+  const recent = created.slice(-(view.opened.created ? LONG_LIST : SHORT_LIST)).reverse();
+  const lines = recent.map((id) => ({ text: title(view, id) }));
+  fill(view, "created", lines, created.length, "nothing yet");
+  const head = view.sections.created.parentElement.querySelector(".mg-title");
+  head.textContent = `Created so far (${created.length}, newest first)`;
 }
 
 function paintEngineState(view, f) {
   const { state } = view;
-  const name = (id) => title(view, id);
-  fill(view, "grad", f.grad ? [f.grad] : [], "—");
-  fill(view, "queue", state.queue.map(name), "(empty)");
-  const waiting = [...state.deps].filter(([, n]) => n > 0).map(([id, n]) => `${name(id)}: ${n}`);
-  fill(view, "deps", waiting, "none");
-  const grads = [...state.leaves.values()].map((l) => `${l.name}.grad: ${l.before} → ${l.after}`);
-  fill(view, "leaves", grads, "no .grad written yet");
-  fill(view, "hooks", state.hooks, "none");
-  fill(view, "freed", [...state.freed].map(name), "none");
-  fill(view, "error", state.error ? [state.error.error] : [], "none");
+  const named = (id) => ({ text: title(view, id) });
+  const list = (key, items, total, line, empty) =>
+    fill(view, key, firstLines(view, key, items, line), total, empty);
+  fill(view, "grad", f.grad ? [{ text: f.grad, full: f.grad_full }] : [], f.grad ? 1 : 0, "—");
+  list("queue", state.queue, state.queue.length, named, "(empty)");
+  list("deps", state.waiting, state.waiting.size,
+       (id) => ({ text: `${title(view, id)}: ${state.deps.get(id)}` }), "none");
+  list("leaves", state.leaves.values(), state.leaves.size,
+       (l) => ({ text: `${l.name}.grad: ${l.before} → ${l.after}`, full: l.after_full }),
+       "no .grad written yet");
+  list("hooks", state.hooks, state.hooks.length, (k) => ({ text: k.text }), "none");
+  list("freed", state.freed, state.freed.size, named, "none");
+  fill(view, "error", state.error ? [{ text: state.error.error }] : [], state.error ? 1 : 0,
+       "none");
   view.sections.error.parentElement.classList.toggle("mg-has-error", Boolean(state.error));
 }
 
@@ -379,7 +1155,7 @@ function stepTo(view, k) {
 function ownKey(target, key) {
   const tag = target.tagName;
   if (tag === "SELECT" || tag === "INPUT" || tag === "TEXTAREA") return true;
-  return tag === "BUTTON" && (key === " " || key === "Enter");
+  return (tag === "BUTTON" || tag === "SUMMARY") && (key === " " || key === "Enter");
 }
 
 function onKey(view, event) {
@@ -407,8 +1183,8 @@ function keysFirst(event) {
   if (root && root.mgOnKey) root.mgOnKey(event);
 }
 
-function wireControls(view) {
-  const { model, root, play, next, prev, first, last, slider, speed, zoom, graph } = view;
+function wireSteps(view) {
+  const { root, play, next, prev, first, last, slider, speed, model } = view;
   root.mgOnKey = (event) => onKey(view, event);
   if (!window.mgPlayerKeys) {
     window.mgPlayerKeys = true;
@@ -424,24 +1200,113 @@ function wireControls(view) {
     model.set("speed", parseFloat(speed.value));
     model.save_changes();
   });
-  zoom.addEventListener("change", () => applyZoom(view));
-  graph.addEventListener("click", (event) => {
-    const box = event.target.closest("g.mg-box, g.mg-cluster");
-    if (box && graph.contains(box)) model.send({ toggle: box.id });
+}
+
+function wireZoom(view) {
+  const { zoom, zoomIn, zoomOut, fit, graph } = view;
+  zoom.addEventListener("change", () => {
+    if (zoom.value !== "custom") setZoom(view, zoom.value);
   });
+  zoomIn.addEventListener("click", () => zoomBy(view, 1.25));
+  zoomOut.addEventListener("click", () => zoomBy(view, 0.8));
+  fit.addEventListener("click", () => setZoom(view, "fit"));
+  // ctrl + wheel (and a touchpad pinch, which the browser reports so) zooms around the pointer;
+  // a plain wheel scrolls the drawing as usual
+  graph.addEventListener("wheel", (event) => {
+    if (!view.svg || !(event.ctrlKey || event.metaKey)) return;
+    event.preventDefault(); // not the browser's page zoom
+    const factor = Math.exp(-clamp(event.deltaY, -100, 100) * WHEEL_ZOOM);
+    zoomBy(view, factor, anchorAt(view, event.clientX, event.clientY));
+  }, { passive: false });
+  graph.addEventListener("scroll", () => noteScroll(view), { passive: true });
+}
+
+// a drag on the drawing pans it; a press that barely moves stays a click (module boxes toggle)
+function wirePan(view) {
+  const { graph, root } = view;
+  let drag = null;
+  graph.addEventListener("pointerdown", (event) => {
+    const onBar = event.offsetX >= graph.clientWidth || event.offsetY >= graph.clientHeight;
+    if (event.button !== 0 || event.pointerType === "touch" || onBar || !view.svg) return;
+    drag = { id: event.pointerId, x: event.clientX, y: event.clientY, left: graph.scrollLeft,
+             top: graph.scrollTop, moved: false };
+  });
+  graph.addEventListener("pointermove", (event) => {
+    if (!drag || event.pointerId !== drag.id) return;
+    const dx = event.clientX - drag.x;
+    const dy = event.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < PAN_START_PX) return;
+    if (!drag.moved) {
+      drag.moved = true;
+      view.dragging = true;
+      graph.setPointerCapture(event.pointerId);
+      root.classList.add("mg-panning");
+    }
+    scrollToPx(view, drag.left - dx, drag.top - dy);
+  });
+  const end = () => {
+    if (!drag) return;
+    if (drag.moved) {
+      view.panned = true; // the click that ends this drag is not a click on a box
+      setTimeout(() => { view.panned = false; }, 0);
+    }
+    drag = null;
+    view.dragging = false;
+    root.classList.remove("mg-panning");
+  };
+  graph.addEventListener("pointerup", end);
+  graph.addEventListener("pointercancel", end);
+  graph.addEventListener("click", (event) => {
+    if (view.panned) return;
+    const box = event.target.closest("g.mg-box, g.mg-cluster");
+    if (box && graph.contains(box)) view.model.send({ toggle: box.id });
+  });
+}
+
+function wireMinimap(view) {
+  const { minimap } = view;
+  minimap.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0) return;
+    event.preventDefault();
+    minimap.setPointerCapture(event.pointerId);
+    minimapJump(view, event);
+  });
+  minimap.addEventListener("pointermove", (event) => {
+    if (minimap.hasPointerCapture(event.pointerId)) minimapJump(view, event);
+  });
+}
+
+// a new width (the notebook resized, the output scrolled into being) refits "auto" and "fit"
+function watchSize(view) {
+  if (typeof ResizeObserver === "undefined") return null;
+  const observer = new ResizeObserver(() => {
+    const { w, maxH } = view.port;
+    measurePort(view);
+    if (!view.svg) return;
+    const refit = typeof view.zoomMode === "string" && view.zoomMode !== "custom" &&
+                  (view.port.w !== w || view.port.maxH !== maxH);
+    if (refit) setZoom(view, view.zoomMode);
+    else updateMinimap(view);
+    if (!w && view.port.w) follow(view, true); // first shown: open on the node being played
+  });
+  observer.observe(view.graph);
+  return observer;
 }
 
 // --- kernel-side changes (a module opened or closed: a new picture) --------------------------
 function reload(view) {
   const { model } = view;
   view.frames = model.get("frames");
-  view.titles = model.get("titles");
-  view.alias = model.get("alias");
+  view.titles = model.get("titles") || {};
+  view.alias = model.get("alias") || {};
+  view.groups = groupMembers(view.alias, model.get("boxes") || {});
+  view.doable = doableIds(view.frames);
+  view.hideable = hideableElements(view);
   view.slider.max = String(Math.max(0, view.frames.length - 1));
-  view.hideable = hideableIds(view.frames);
   drawSvg(view);
   const k = view.current >= 0 ? view.current : model.get("frame");
   view.current = -1;
+  view.flashes = new Map();
   if (view.frames.length) goto(view, k);
   else paintPanel(view);
 }
@@ -466,15 +1331,21 @@ function hidePictures(model) {
 
 function render({ model, el }) {
   const view = buildView(model, el);
-  wireControls(view);
+  wireSteps(view);
+  wireZoom(view);
+  wirePan(view);
+  wireMinimap(view);
   const hidden = hidePictures(model);
   const onSvg = () => reload(view);
   const onFrame = () => followKernel(view);
   model.on("change:svg", onSvg);
   model.on("change:frame", onFrame);
   reload(view);
+  const observer = watchSize(view);
   return () => { // the view is gone (output cleared): stop the timer, drop the listeners
     if (view.timer !== null) clearTimeout(view.timer);
+    if (observer) observer.disconnect();
+    dropMinimap(view);
     model.off("change:svg", onSvg);
     model.off("change:frame", onFrame);
     for (const [output, display] of hidden) output.style.display = display;

@@ -29,7 +29,7 @@ from .frames import FrameMaker
 from .labels import escape_html
 from .replay import replay_html
 from .svg import LayoutError
-from .view import MAX_NODES, GraphTooLargeError, GraphView
+from .view import MAX_NODES, GraphView
 
 if TYPE_CHECKING:  # a trace makes its player (`Trace.player`): trace.py imports this module
     from .trace import Trace
@@ -58,8 +58,10 @@ class Player(anywidget.AnyWidget):
     message = traitlets.Unicode("").tag(sync=True)  # shown instead of a picture
     summary = traitlets.Unicode("").tag(sync=True)
     frames = traitlets.List().tag(sync=True)
-    titles = traitlets.Dict().tag(sync=True)  # model id -> display name
+    titles = traitlets.Dict().tag(sync=True)  # model id (and box id) -> THE display name
     alias = traitlets.Dict().tag(sync=True)  # model id -> element standing for it
+    boxes = traitlets.Dict().tag(sync=True)  # box id -> the runnable model ids inside it
+    legend = traitlets.Bool(True).tag(sync=True)  # whether the front end shows its legend
     timings = traitlets.Dict().tag(sync=True)  # kernel-side milliseconds, for the record
     frame = traitlets.Int(0).tag(sync=True)
     speed = traitlets.Float(1.0).tag(sync=True)
@@ -77,16 +79,18 @@ class Player(anywidget.AnyWidget):
         frame: int = 0,
     ) -> None:
         t0 = time.perf_counter()
-        maker = FrameMaker(trace.builder)
-        frames = maker.run(trace.records)
-        frames_ms = round((time.perf_counter() - t0) * 1000, 1)
+        frames = FrameMaker(trace.builder).run(trace.records)
+        t1 = time.perf_counter()
         view = trace.draw(collapse=collapse, legend=legend, max_nodes=max_nodes, rankdir=rankdir)
+        choose_ms = (time.perf_counter() - t1) * 1000  # which modules to collapse, for size
         picture = self._picture(view)
-        picture["timings"] = {"frames_ms": frames_ms, **picture["timings"]}
+        timings = picture["timings"]
+        timings["plan_ms"] = round(timings["plan_ms"] + choose_ms, 1)
+        picture["timings"] = {"frames_ms": round((t1 - t0) * 1000, 1), **timings}
         # everything in the first message: the front end draws once, with all it needs
         super().__init__(
             frames=frames,
-            titles=maker.title,
+            legend=legend,
             speed=speed,
             frame=frame,
             key=uuid.uuid4().hex,
@@ -99,30 +103,47 @@ class Player(anywidget.AnyWidget):
 
     @staticmethod
     def _picture(view: GraphView) -> dict[str, Any]:
-        """The traits that describe the drawing: SVG (or the reason there is none), alias."""
+        """The traits that describe the drawing: SVG (or the reason there is none), alias,
+        names, boxes. `plan_ms` is choosing what to draw, `layout_ms` writing DOT and laying it
+        out (cached for a DOT text drawn before)."""
         t0 = time.perf_counter()
+        drawing = view.drawing()
+        t1 = time.perf_counter()
         try:
             svg, message = view.svg(), ""
-        except (GraphTooLargeError, LayoutError) as err:
+        except LayoutError as err:
             svg, message = "", str(err)
-        layout_ms = round((time.perf_counter() - t0) * 1000, 1)
+        t2 = time.perf_counter()
         return {
             "svg": svg,
             "message": message,
-            "alias": view.drawing().alias,
+            "alias": drawing.alias,
+            "titles": drawing.titles,
+            "boxes": drawing.box_members(view.graph),
             "summary": view.summary(),
-            "timings": {"layout_ms": layout_ms},
+            "timings": {
+                "plan_ms": round((t1 - t0) * 1000, 1),
+                "layout_ms": round((t2 - t1) * 1000, 1),
+            },
         }
 
     def _on_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """A click on a module box or frame: open or close it, which needs a new layout."""
         if isinstance(content, dict) and isinstance(content.get("toggle"), str):
+            t0 = time.perf_counter()
             self.view.toggle(content["toggle"])
+            toggle_ms = (time.perf_counter() - t0) * 1000  # it may plan a drawing to check its size
             picture = self._picture(self.view)
-            picture["timings"] = {**self.timings, **picture["timings"]}
+            timings = picture["timings"]
+            timings["plan_ms"] = round(timings["plan_ms"] + toggle_ms, 1)
+            picture["timings"] = {**self.timings, **timings}
             with self.hold_sync():  # one update; the front end redraws on the new svg
                 for name, value in picture.items():
                     setattr(self, name, value)
+
+    def title(self, obj: Any) -> str:
+        """THE name of a graph node, tensor or model id, as this player shows it."""
+        return self.view.title(obj)
 
     def __repr__(self) -> str:
         passes = sum(1 for f in self.frames if f["kind"] == "backward_start")

@@ -2,8 +2,9 @@
 
 The page runs the same front end as the notebook widget, handed a small stand-in for the widget
 model (get/set/on/off/save_changes/send) that reads the state embedded in the page. It loads
-nothing (a Content-Security-Policy forbids every fetch), so it replays from a file:// URL, an
-e-mail attachment or a course website without a kernel or a network.
+nothing (a Content-Security-Policy forbids every fetch; only `blob:` images, which the page makes
+itself for its minimap, are allowed), so it replays from a file:// URL, an e-mail attachment or a
+course website without a kernel or a network.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ PAGE = """<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy"
-  content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'">
+  content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline';
+    img-src blob:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <style>

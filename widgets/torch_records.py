@@ -7,15 +7,22 @@ torch does not report its engine's steps, so they are observed from outside:
   its gradients. Edges, input-buffer sums, dependency counts and the ready queue are then replayed
   the way the engine works (see design notes); freed saved tensors are noticed when their
   `_saved_*` attributes start raising; the end of a pass comes from the engine's own callback queue.
+- hooks: the user's hooks that torch keeps in Python dicts are wrapped for the block by "spies"
+  that report each call: the tensor hooks and post-accumulate-grad hooks of every tensor the
+  graph draws (its leaves, roots and `names=`), and, when the forward was recorded with the
+  module, the module's full backward (pre-)hooks. `retain_grad` is reported when its tensor's
+  node starts (torch has stored the gradient by then). Hooks on a node itself (`register_hook`,
+  `register_prehook` on a grad_fn) live in C++ where nothing can see them: not reported.
 Only called once the user has handed over torch objects, so importing torch here costs nothing new.
 """
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from . import adapters
@@ -48,7 +55,7 @@ def forward_mode(records: list[dict]):
                 if not adapters.is_accumulate(node):
                     new.append(node)
                     stack.extend(n for n, _ in node.next_functions)
-            for node in sorted(new, key=adapters.sequence_nr):
+            for node in sorted(new, key=adapters.run_order):
                 mine = node is out.grad_fn
                 records.append(
                     {
@@ -68,27 +75,95 @@ def _np(t: Any):
     return None if t is None else adapters.to_numpy(t)
 
 
+def _nps(ts: Any) -> list:
+    return [_np(t) if adapters.is_tensor(t) else None for t in ts]
+
+
+_ACTIVE: list[BackwardHooks] = []  # the recordings in progress; module spies report to the last
+
+
+def _spy(hooks: dict, key: Any, make: Callable[[Callable], Callable], undo: list) -> None:
+    """Replace one hook in its dict by a spy (once), remembering how to put it back."""
+    fn = hooks[key]
+    if getattr(fn, "_mg_spied", None) is None:
+        spy = make(fn)
+        spy._mg_spied = fn
+        hooks[key] = spy
+        undo.append((hooks, key, fn, spy))
+
+
+def _unspy(undo: list) -> None:
+    for hooks, key, fn, spy in reversed(undo):
+        if hooks.get(key) is spy:
+            hooks[key] = fn
+    undo.clear()
+
+
+@contextlib.contextmanager
+def module_hook_spies(model: Any) -> Iterator[None]:
+    """Spies on every submodule's full backward hooks while a forward is recorded: each call of
+    the module fixes its hooks then (torch's BackwardHook keeps them), so the spies fire in the
+    backward, whenever it runs, reporting to the recording in progress (if any)."""
+    undo: list = []
+    for module in model.modules():
+        for attr, kind in (("_backward_hooks", "module"), ("_backward_pre_hooks", "module_pre")):
+            hooks = getattr(module, attr, None) or {}
+            for key in list(hooks):
+                _spy(hooks, key, lambda fn, kind=kind: _module_spy(fn, kind), undo)
+    try:
+        yield
+    finally:
+        _unspy(undo)
+
+
+def _module_spy(fn: Callable, kind: str) -> Callable:
+    def spy(module: Any, *grads: Any) -> Any:
+        result = fn(module, *grads)
+        if _ACTIVE:
+            _ACTIVE[-1].module_hook(kind, module, fn, grads[0], result)
+        return result
+
+    return spy
+
+
 class BackwardHooks:
     """Hooks on every given node of a torch graph, turning what they see into engine records."""
 
-    def __init__(self, records: list[dict], roots: list[Any], edges: dict[Any, list]) -> None:
-        """`edges`: node -> its (next node, slot) list, for every node of the graph."""
+    def __init__(
+        self,
+        records: list[dict],
+        roots: list[Any],
+        edges: dict[Any, list],
+        tensors: Iterable[Any] = (),
+    ) -> None:
+        """`edges`: node -> its (next node, slot) list, for every node of the graph; `tensors`:
+        the tensors whose hooks are reported (the drawn ones)."""
         self.records = records
         self.roots = roots
         self.edges = edges
+        self.tensors = list(tensors)
+        self.accumulate_of = {n.variable: n for n in edges if adapters.is_accumulate(n)}
         self.handles: list = []
+        self.undo: list = []  # spied hooks, to put back
+        self.before_start: list[dict] = []  # hook records of the node about to start
+        self.after_accumulate: list[dict] = []  # post-accumulate-grad hooks of the leaf
+        self.retaining: dict[Any, list] = {}  # node -> drawn tensors it outputs that retain grad
         self.active = False
         self.started: Any = None  # the node whose pre-hook ran last without its hook yet
         self.tie = itertools.count()
 
     # --- attaching --------------------------------------------------------------------------
     def __enter__(self) -> BackwardHooks:
+        self._spy_tensors()
         for node in self.edges:
             self.handles.append(node.register_prehook(self._pre_hook(node)))
             self.handles.append(node.register_hook(self._post_hook(node)))
+        _ACTIVE.append(self)
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
+        _ACTIVE.remove(self)
+        _unspy(self.undo)
         for handle in self.handles:
             handle.remove()
         self.handles.clear()
@@ -115,11 +190,89 @@ class BackwardHooks:
     def _emit(self, kind: str, **fields: Any) -> None:
         self.records.append({"kind": kind, **fields})
 
+    # --- the user's hooks ---------------------------------------------------------------------
+    def _spy_tensors(self) -> None:
+        """Spies on the tensor hooks and post-accumulate-grad hooks of the drawn tensors (again
+        when a pass starts: hooks registered inside the block count too)."""
+        for t in self.tensors:
+            for attr, kind in (
+                ("_backward_hooks", "tensor"),
+                ("_post_accumulate_grad_hooks", "post_accumulate"),
+            ):
+                hooks = getattr(t, attr, None) or {}
+                for key in list(hooks):
+                    _spy(
+                        hooks,
+                        key,
+                        lambda fn, t=t, kind=kind: self._tensor_spy(fn, t, kind),
+                        self.undo,
+                    )
+
+    def _tensor_spy(self, fn: Callable, t: Any, kind: str) -> Callable:
+        def spy(arg: Any) -> Any:
+            result = fn(arg)
+            leaf = t.grad_fn is None
+            record = {
+                "kind": "hook",
+                "hook": kind,
+                "node": self.accumulate_of.get(t) if leaf else t.grad_fn,
+                "slot": 0 if leaf else t.output_nr,
+                "tensor": t,
+                "fn": getattr(fn, "__name__", type(fn).__name__),
+                "function": fn,
+                "grad": _np(t.grad if kind == "post_accumulate" else arg),
+                "returned": _np(result) if adapters.is_tensor(result) else None,
+            }
+            # a tensor hook runs just before its node's pre-hooks (and the node_start record)
+            (self.after_accumulate if kind == "post_accumulate" else self.before_start).append(
+                record
+            )
+            return result
+
+        return spy
+
+    def module_hook(self, kind: str, module: Any, fn: Callable, saw: Any, result: Any) -> None:
+        """A module's full backward (pre-)hook ran, inside its BackwardHookFunctionBackward's
+        hook: the node now running."""
+        if not self.active:
+            return
+        self._emit(
+            "hook",
+            hook=kind,
+            node=self.started,
+            slot=None,
+            module=module,
+            fn=getattr(fn, "__name__", type(fn).__name__),
+            function=fn,
+            grad=_nps(saw),
+            returned=None if result is None else _nps(result),
+        )
+
+    def _retained(self, node: Any, grad_outputs: Any) -> None:
+        """`retain_grad` of the drawn tensors this node outputs: torch has just stored them."""
+        for t in self.retaining.get(node, ()):
+            self._emit(
+                "hook",
+                hook="retain_grad",
+                node=node,
+                slot=t.output_nr,
+                tensor=t,
+                fn="retain_grad",
+                function=None,
+                grad=_np(grad_outputs[t.output_nr]),
+                returned=None,
+            )
+
     # --- one pass ---------------------------------------------------------------------------
     def _begin(self, first: Any, seed) -> None:
         import torch  # only when the user hands us torch objects
 
         self.active = True
+        self._spy_tensors()
+        self.retaining = defaultdict(list)
+        for t in self.tensors:
+            if t.grad_fn is not None and t.retains_grad:
+                self.retaining[t.grad_fn].append(t)
         roots = [t.grad_fn for t in self.roots if t.grad_fn is not None] or [first]
         if first not in roots:
             roots = [first]
@@ -175,7 +328,7 @@ class BackwardHooks:
             return
         self.deps[target] -= 1
         if self.deps[target] == 0:
-            heapq.heappush(self.heap, (-adapters.sequence_nr(target), next(self.tie), target))
+            heapq.heappush(self.heap, (-adapters.run_order(target), next(self.tie), target))
             self._emit("ready", node=target, queue=self._queue())
 
     def _queue(self) -> list:
@@ -196,6 +349,9 @@ class BackwardHooks:
             grad_outputs=[_np(g) for g in grad_outputs],
             queue=self._queue(),
         )
+        self.records.extend(self.before_start)
+        self.before_start.clear()
+        self._retained(node, grad_outputs)
 
     def _finish(self, node: Any, grad_inputs, grad_outputs) -> None:
         self.started = None
@@ -208,6 +364,8 @@ class BackwardHooks:
                 added=_np(grad_outputs[0]),
                 after=_np(node.variable.grad),
             )
+            self.records.extend(self.after_accumulate)
+            self.after_accumulate.clear()
             return
         grads = [_np(g) for g in grad_inputs]
         self._emit(

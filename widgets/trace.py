@@ -57,7 +57,17 @@ class Trace:
 
     def draw(self, **options: Any) -> GraphView:
         """The static view of the recorded graph (options as for GraphView)."""
-        return GraphView(self.graph, classes=self.classes, **options)
+        return GraphView(self.graph, classes=self.classes, builder=self.builder, **options)
+
+    def title(self, obj: Any) -> str:
+        """THE name of a graph node, tensor or model id (`MulBackward0 #3`, `AccumulateGrad(x)`):
+        the one the picture, the player's panel and its step texts use. A tensor that is not
+        drawn is named by its grad_fn."""
+        titles = self.graph.titles()
+        nid = obj if isinstance(obj, str) else self.builder.model_id(obj)
+        if nid not in titles:
+            raise KeyError(f"{obj!r} is not part of this graph")
+        return titles[nid]
 
     def player(self, **options: Any) -> Player:
         """The animated player for this trace."""
@@ -107,6 +117,8 @@ class record_forward(Trace):  # noqa: N801 - used like a function: `with record_
         self._torch_records: list[dict] = []
         if _torch_loaded() and (self.module is None or adapters.is_torch(self.module)):
             self._stack.enter_context(torch_records.forward_mode(self._torch_records))
+            if self.module is not None:  # its backward hooks, as the module calls fix them now
+                self._stack.enter_context(torch_records.module_hook_spies(self.module))
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -163,7 +175,9 @@ class record_backward(Trace):  # noqa: N801 - used like a function: `with record
         if any(adapters.is_torch(t) for t in self.roots):
             edges = torch_records.graph_edges(self.builder.node_id)
             self._hooks = self._stack.enter_context(
-                torch_records.BackwardHooks(self.records, self.roots, edges)
+                torch_records.BackwardHooks(
+                    self.records, self.roots, edges, list(self.builder.tensor_id)
+                )
             )
         else:
             self._steps = self._stack.enter_context(record_steps())

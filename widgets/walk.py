@@ -77,6 +77,13 @@ class GraphBuilder:
             return own
         return self.modules.params.get(t, default)
 
+    def model_id(self, obj: Any) -> str | None:
+        """The id of a graph node or a tensor (a tensor that is not drawn: its grad_fn's)."""
+        if adapters.is_tensor(obj):
+            found = self.tensor_id.get(obj)
+            return found if found is not None else self.node_id.get(obj.grad_fn)
+        return self.node_id.get(obj)
+
     # --- walk -----------------------------------------------------------------------------
     def _visit(self, node: Any, shape: tuple | None, queue: deque) -> str:
         if node in self.node_id:
@@ -89,6 +96,7 @@ class GraphBuilder:
                 "AccumulateGrad",
                 shape=tuple(var.shape),
                 module=self.modules.param_module(var),
+                seq=adapters.sequence_nr(node),
             )
             self.node_id[node] = gnode.id
             leaf = self._tensor_node(var)
@@ -100,6 +108,7 @@ class GraphBuilder:
             adapters.node_name(node),
             shape=shape,
             module=self.modules.module_of.get(node),
+            seq=adapters.sequence_nr(node),
         )
         self.node_id[node] = gnode.id
         queue.append(node)

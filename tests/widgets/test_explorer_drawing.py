@@ -10,7 +10,6 @@ from explorer_graphs import EVIL, abc, lib, libraries, recorded_mlp
 
 import minigrad as mg
 from widgets import (
-    GraphTooLargeError,
     LayoutError,
     draw_graph,
     record_backward,
@@ -25,12 +24,10 @@ def test_every_node_and_edge_is_an_svg_element_with_its_model_id_and_kind_class(
     view = draw_graph(y, names={"a": a, "b": b})
     svg = view.svg()
     ids = re.findall(r'<g id="([^"]+)" class="(node|edge)[^"]*"', svg)
-    assert sorted(i for i, _ in ids if i != "legend") == sorted(
-        [*view.graph.nodes, *view.graph.edges]
-    )
+    assert sorted(i for i, _ in ids) == sorted([*view.graph.nodes, *view.graph.edges])
     assert '<g id="n8" class="node mg&#45;n&#45;leaf">' in svg
     assert svg.startswith("<svg ")  # no XML prolog or engine comment: it is inlined in HTML
-    assert "legend" in svg and "AccumulateGrad" in svg
+    assert "legend" not in svg and "AccumulateGrad" in svg  # the legend is HTML, below
 
 
 @pytest.mark.parametrize("name", libraries())
@@ -142,14 +139,19 @@ def test_collapse_needs_module_boundaries():
         draw_graph(y, collapse=True)
 
 
-def test_a_graph_past_the_size_limit_gives_a_message_not_a_layout():
+def test_a_graph_past_the_size_limit_is_cut_not_refused():
     a, b, y = abc(mg)
     view = draw_graph(y, max_nodes=5)
-    with pytest.raises(GraphTooLargeError, match="13 nodes to draw, more than the limit of 5"):
-        view.svg()
+    drawing = view.drawing()
+    assert drawing.size == 5 and [n.id for n in drawing.nodes] == ["n0", "n1", "n2", "n3"]
+    assert drawing.more is not None and drawing.more.members == [f"n{i}" for i in range(4, 13)]
+    assert view.summary().endswith(
+        "; drawn: the 4 elements nearest the roots, 9 more nodes in one box"
+    )
+    svg = view.svg()
+    assert 'class="node mg&#45;n&#45;more mg&#45;box"' in svg and "+9 more nodes" in svg
     bundle = view._repr_mimebundle_()
     assert bundle["text/plain"].startswith("GraphView(13 nodes")
-    assert "more than the limit of 5" in bundle["text/html"] and "<svg" not in bundle["text/html"]
 
 
 def test_a_missing_layout_program_is_a_message_with_the_pip_command(monkeypatch):

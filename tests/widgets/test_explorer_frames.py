@@ -119,9 +119,14 @@ def test_hooks_show_what_they_saw_and_returned():
     with record_backward(z, names={"x": x, "h": h}) as trace:
         z.backward()
     hooks = [f["hook"] for f in trace.frames() if f["kind"] == "hook"]
-    assert hooks == [
-        "prehook hook look on SumBackward0: saw 1., returned None (gradient unchanged)",
-        "tensor hook double on MulBackward0 slot 0: saw [6., -6.], returned [12., -12.]",
+    assert [h["text"] for h in hooks] == [
+        "pre-hook look on SumBackward0: saw grad_outputs 1., returned None (gradient unchanged)",
+        "tensor hook double on h: saw [6., -6.], returned [12., -12.]",
+    ]
+    h_id = trace.builder.tensor_id[h]
+    assert [(k["kind"], k["owner"], k["target"]) for k in hooks] == [
+        ("pre", "SumBackward0", trace.builder.node_id[z.grad_fn]),
+        ("tensor", "h", h_id),
     ]
     assert x.grad.tolist() == [36.0, -36.0]
 
@@ -135,7 +140,7 @@ def test_forward_frames_grow_the_graph_op_by_op():
     assert [f["node"] for f in frames] == ["n3", "n4", "n2", "n1"]  # creation order
     assert (
         frames[0]["text"]
-        == "forward: MulBackward0 (n3) created, output [2] from a [2], b [2] = [3., 8.]"
+        == "forward: MulBackward0 #0 created, output [2] from a [2], b [2] = [3., 8.]"
     )
     assert frames[1]["text"].endswith("from a [2], constant [] = [2., 4.]")
     assert all(len(set(f["show"])) == len(f["show"]) for f in frames)

@@ -61,7 +61,7 @@ def test_backward_player_sends_the_picture_and_frames_once_and_has_a_stable_repr
     assert isinstance(player, BackwardPlayer) and player.mode == "backward"
     assert player.frames == trace.frames()
     assert player.svg.startswith("<svg") and player.message == ""
-    assert player.titles["n7"] == "AccumulateGrad(a)" and player.titles["n3"] == "MulBackward0 (n3)"
+    assert player.titles["n7"] == "AccumulateGrad(a)" and player.titles["n3"] == "MulBackward0 #0"
     assert repr(player) == (
         "BackwardPlayer(58 frames, 2 backward passes; graph 13 nodes, 13 edges: 1 non-leaf "
         "tensor, 2 leaves requiring grad, 1 constant leaf, 4 backward nodes, 2 AccumulateGrad, "
@@ -70,7 +70,8 @@ def test_backward_player_sends_the_picture_and_frames_once_and_has_a_stable_repr
     data, _ = player._repr_mimebundle_()
     assert data["text/plain"] == repr(player)
     assert WIDGET_VIEW in data and data["text/html"] == player.picture_html()
-    assert set(player.timings) == {"frames_ms", "layout_ms"}
+    assert set(player.timings) == {"frames_ms", "plan_ms", "layout_ms"}
+    assert player.boxes == {} and player.legend is True
 
 
 def test_a_player_displays_its_picture_then_the_widget(monkeypatch):
@@ -130,13 +131,17 @@ def test_forward_player_and_module_boxes_that_open_on_a_click_message():
     assert player.alias == alias_before
 
 
-def test_a_player_over_the_size_limit_shows_the_message():
+def test_a_player_over_the_size_limit_draws_the_part_nearest_the_roots():
     a, b, y = abc(mg)
     with record_backward(y) as trace:
         y.backward()
     player = trace.player(max_nodes=3)
-    assert player.svg == "" and "more than the limit of 3" in player.message
-    assert "more than the limit of 3" in player._repr_mimebundle_()[0]["text/html"]
+    assert player.svg.startswith("<svg") and player.message == ""
+    assert player.summary.endswith(
+        "; drawn: the 2 elements nearest the roots, 11 more nodes in one box"
+    )
+    assert set(player.boxes) == {"more"} and "n1" not in player.boxes["more"]
+    assert player.alias["n7"] == "more" and player.titles["more"] == "+11 more nodes"
 
 
 def test_static_view_type():
