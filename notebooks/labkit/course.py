@@ -62,6 +62,30 @@ COURSE: tuple[Lesson, ...] = (
         "core",
         ("05", "07"),
     ),
+    Lesson(
+        "15",
+        "15_broadcasting_and_gradients.ipynb",
+        "Broadcasting and gradients",
+        35,
+        "core",
+        ("04", "08"),
+    ),
+    Lesson(
+        "16",
+        "16_memory.ipynb",
+        "Memory: what autograd keeps alive",
+        40,
+        "advanced",
+        ("06", "07", "09"),
+    ),
+    Lesson(
+        "17",
+        "17_forward_mode_and_functional.ipynb",
+        "Forward mode and the functional API",
+        45,
+        "advanced",
+        ("06", "10"),
+    ),
 )
 
 

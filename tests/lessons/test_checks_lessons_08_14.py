@@ -89,7 +89,7 @@ def test_lesson_imports_hint_reminds_of_it_once_and_ends_with_next(number):
 
 def test_lesson_14_points_onward():
     last = [c.source for c in _notebook("14").cells if c.cell_type == "markdown"][-1]
-    assert "explorer_demo.ipynb" in last and "pytorch.org/docs" in last
+    assert "Next: **15 ·" in last and "explorer_demo.ipynb" in last
 
 
 def test_lesson_12_next_is_13():

@@ -217,3 +217,12 @@ def test_the_course_map_lists_every_lesson_and_the_readme_agrees():
         about = f"{lesson.minutes} min | {lesson.level} | {first}"
         row = f"| {lesson.number} | `{lesson.file}` | {about} |"
         assert row in readme, row
+
+
+def test_every_lesson_ends_with_next_pointing_at_the_following_one_on_the_map():
+    from labkit.course import COURSE
+
+    for lesson, following in zip(COURSE, COURSE[1:]):
+        nb = nbformat.read(NB_DIR / lesson.file, as_version=4)
+        last = [c.source for c in nb.cells if c.cell_type == "markdown"][-1]
+        assert "Next:" in last and f"{following.number} ·" in last, lesson.file

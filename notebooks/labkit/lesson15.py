@@ -1,0 +1,413 @@
+"""Checks for lesson 15 (broadcasting and gradients).
+
+Exercise 1 compares the learner's `sum_to_shape` with autograd itself, on hand-picked pairs and
+on fresh random ones (leading dims and size-1 dims), and names the usual slips: leading dims kept,
+size-1 dims dropped, `sum(dim=())` summing everything, a mean for a sum, the built-in
+`sum_to_size` called instead. Exercise 2 runs the learner's fixed model on fresh samples and
+compares every parameter's gradient with a correct model's; the original bug is recognised by
+its (3, 1) bias.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+import minigrad as mg
+
+from .feedback import Verdict, close, verdict
+from .hints import register
+
+register(
+    "15",
+    "Sum to shape",
+    "Line the two shapes up from the right, as broadcasting does. The dims `grad` has in front "
+    "of `shape` are leading dims: the tensor had no such dim, so they are summed away.",
+    "After the leading dims are gone, `grad` has as many dims as `shape`. Every dim where "
+    "`shape` has a 1 and `grad` does not was broadcast too: sum over it with `keepdim=True` so "
+    "the 1 stays. Careful: `grad.sum(dim=())` with an empty tuple sums over ALL dims.",
+    "Two steps: `lead = grad.dim() - len(shape)`; if `lead`, sum over dims 0 … lead-1 (no "
+    "keepdim). Then collect every i with `shape[i] == 1 and grad.shape[i] != 1` and, if there "
+    "are any, sum over them with `keepdim=True`. Return the result.",
+)
+register(
+    "15",
+    "Fix the silent bias",
+    "Run `predict` on one sample and print the shape of every intermediate: `W @ x`, "
+    "`W @ x + b`, the tanh, the result. Which shape is not what y = v·tanh(Wx + b) + c promises "
+    "for one sample?",
+    "`W @ x` has shape (3,) and `b` has shape (3, 1). Lined up from the right they broadcast to "
+    "(3, 3), so `predict` returns 3 numbers per sample, and the `.mean()` in the loss hides it.",
+    "Give `b` the shape `nn.Linear(2, 3).bias` has, (3,): in `init_params_fixed` draw it with "
+    "`mg.randn(3)` (the same numbers, drawn in the same order) and keep every other line of "
+    "`init_params` as it is.",
+)
+
+SUM_TO_SHAPE_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
+    ((2, 3), (3,)),  # a leading dim
+    ((2, 3), (1, 3)),  # a size-1 dim, kept
+    ((2, 3), (2, 1)),
+    ((4, 2, 3), (2, 1)),  # both at once
+    ((2, 3), (2, 3)),  # nothing to sum
+    ((3, 1, 4), (1, 4)),  # a size-1 dim that grad has too: nothing to sum there
+    ((2, 3), ()),  # a 0-d tensor gets everything
+)
+RANDOM_PAIRS = 40
+PARAM_SHAPES = {"W": (3, 2), "b": (3,), "v": (3,), "c": ()}
+
+
+def _stop(v: Verdict) -> None:
+    """Print what is wrong so far and end the check (later steps depend on this one)."""
+    v.done("")
+
+
+def _shape(t: Any) -> tuple[int, ...]:
+    return tuple(int(s) for s in t.shape)
+
+
+def _raised(err: Exception, doing: str) -> str:
+    """A sentence for an error raised by the learner's code, naming the likely cause."""
+    text = str(err).splitlines()[0] if str(err) else ""
+    torch_met_minigrad = "must be Tensor, not Tensor" in text or (
+        "Tensor" in text and "expected" in text and "unexpected" not in text
+    )
+    if isinstance(err, TypeError) and torch_met_minigrad:
+        return (
+            f"{doing} raised TypeError: a minigrad tensor met a real PyTorch function "
+            "(`torch.…`). Use minigrad here: tensor methods or `mg.…`."
+        )
+    return f"{doing} raised {type(err).__name__}: {text}"
+
+
+# --- exercise 1: sum_to_shape ------------------------------------------------------------------
+
+
+def _autograd_sum(grad: mg.Tensor, shape: tuple[int, ...]) -> mg.Tensor:
+    """What backward gives a tensor of `shape` broadcast to grad's shape: autograd's answer."""
+    leaf = mg.zeros(shape, requires_grad=True)
+    (leaf + mg.zeros(_shape(grad))).backward(grad)
+    return leaf.grad
+
+
+def _random_pair(rng: random.Random) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A fresh broadcast pair: a gradient shape and a shape that broadcasts to it."""
+    big = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 4)))
+    lead = rng.randint(0, len(big))
+    small = tuple(1 if rng.random() < 0.4 else s for s in big[lead:])
+    return big, small
+
+
+def _shape_problem(big: tuple, shape: tuple, got: tuple) -> str:
+    """Why `got` is the wrong shape for a gradient of shape `big` summed down to `shape`."""
+    lead = len(big) - len(shape)
+    head = f"for a gradient of shape {big} and shape {shape} you returned shape {got}"
+    if got == big:
+        return f"{head}: nothing was summed. The result must have shape {shape}."
+    if int(np.prod(got)) == 1 and int(np.prod(shape)) != 1:
+        return (
+            f"{head}: everything was summed. Note that `grad.sum(dim=())` with an EMPTY tuple "
+            "of dims sums over all dims (PyTorch does the same): only call `sum` when there is "
+            "at least one dim to sum."
+        )
+    if lead and len(got) == len(big) and got[:lead] == (1,) * lead and got[lead:] == shape:
+        return (
+            f"{head}: the leading dims are still there as 1s. The tensor never had them, so "
+            f"sum them away without keepdim: the result is {shape}."
+        )
+    if got == tuple(s for s in shape if s != 1):
+        return (
+            f"{head}: the size-1 dims were dropped. Where `shape` has a 1, sum with "
+            f"`keepdim=True` so that the 1 stays: the result is {shape}."
+        )
+    return (
+        f"{head}, expected {shape}. Line the shapes up from the right: dim i of `shape` "
+        f"belongs to dim i + {lead} of `grad`."
+    )
+
+
+def _one_case(
+    v: Verdict, fn: Callable, shape: tuple, values: np.ndarray, expected: mg.Tensor, first: bool
+) -> bool:
+    """Run the learner's function on one pair; record the first problem; True if it passed."""
+    big = values.shape
+    grad = mg.tensor(values)
+    try:
+        out = fn(grad, shape)
+    except Exception as err:  # the learner's code: report whatever it raised
+        return v.require(False, _raised(err, f"sum_to_shape(a gradient of shape {big}, {shape})"))
+    if out is None:
+        what = (
+            "sum_to_shape returned None: is its body still `...`? It should return the summed "
+            "gradient."
+            if first
+            else f"sum_to_shape returned None for a gradient of shape {big} and shape {shape}: "
+            "does every path through it end in a `return`?"
+        )
+        return v.require(False, what)
+    if not isinstance(out, mg.Tensor):
+        return v.require(
+            False,
+            f"sum_to_shape returned a {type(out).__module__}.{type(out).__name__}; return a "
+            "minigrad tensor (sum with the tensor's own `sum` method).",
+        )
+    if not close(grad, values):
+        return v.require(
+            False,
+            "sum_to_shape changed `grad` in place. Leave the gradient it receives alone (other "
+            "parts of the graph may share it) and return a new tensor.",
+        )
+    if _shape(out) != shape:
+        return v.require(False, _shape_problem(big, shape, _shape(out)))
+    if out.dtype != grad.dtype:
+        return v.require(
+            False,
+            f"sum_to_shape returned dtype {out.dtype}, the gradient was {grad.dtype}: a "
+            "gradient keeps its tensor's dtype.",
+        )
+    if close(out, expected, atol=1e-4):
+        return True
+    copies = int(np.prod(big)) // max(1, int(np.prod(shape)))
+    if copies > 1 and close(out * copies, expected, atol=1e-4):
+        return v.require(
+            False,
+            f"for a gradient of shape {big} and shape {shape} you averaged: each broadcast "
+            "copy sends its own gradient back, and the copies' gradients ADD up. Sum, don't "
+            "average.",
+        )
+    return v.require(
+        False,
+        f"for a gradient of shape {big} and shape {shape} autograd gives "
+        f"{expected.tolist()}, you returned {out.tolist()}. Which dims did you sum?",
+    )
+
+
+def check_sum_to_shape(fn: Any) -> None:
+    """`fn(grad, shape)` sums a broadcast gradient down to `shape`, as backward does."""
+    v = verdict("Sum to shape")
+    if not v.answered(fn, "sum_to_shape"):
+        return _stop(v)
+    if not v.require(callable(fn), "sum_to_shape should be a function of (grad, shape)."):
+        return _stop(v)
+    rng = random.Random()  # fresh pairs on every run: the answer must be a method, not a table
+    cases = []
+    for big, shape in list(SUM_TO_SHAPE_CASES) + [_random_pair(rng) for _ in range(RANDOM_PAIRS)]:
+        values = np.array([rng.randint(-9, 9) for _ in range(int(np.prod(big)))], np.float32)
+        values = values.reshape(big)
+        cases.append((shape, values, _autograd_sum(mg.tensor(values), shape)))
+    builtin = mg.Tensor.sum_to_size
+    used_builtin: list[bool] = []
+
+    def spy(self: mg.Tensor, *shape: Any) -> mg.Tensor:
+        used_builtin.append(True)
+        return builtin(self, *shape)
+
+    mg.Tensor.sum_to_size = spy  # only while the learner's function runs: see who calls it
+    try:
+        for i, (shape, values, expected) in enumerate(cases):
+            if not _one_case(v, fn, shape, values, expected, first=i == 0):
+                return _stop(v)
+    finally:
+        mg.Tensor.sum_to_size = builtin
+    if used_builtin:
+        v.require(
+            False,
+            "the answers are right, but your function called `Tensor.sum_to_size`, the "
+            "built-in that does exactly this. Write it yourself with `sum(dim=..., "
+            "keepdim=...)`: that is the exercise.",
+        )
+    v.done(
+        f"matches autograd on {len(SUM_TO_SHAPE_CASES)} hand-picked and {RANDOM_PAIRS} fresh "
+        "random broadcast pairs: leading dims summed away, size-1 dims summed and kept."
+    )
+
+
+# --- exercise 2: the silent bias --------------------------------------------------------------
+
+
+def _reference_values(seed: int) -> dict[str, np.ndarray]:
+    """init_params(seed) of the lesson with the bug fixed: the same draws, b of shape (3,)."""
+    mg.manual_seed(seed)
+    W = mg.randn(3, 2) * 0.5
+    b = mg.randn(3) * 0.5
+    v = mg.randn(3) * 0.5
+    return {"W": W.numpy(), "b": b.numpy(), "v": v.numpy(), "c": np.zeros((), np.float32)}
+
+
+def _reference_grads(
+    values: Mapping[str, np.ndarray], xs: np.ndarray, ys: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The gradients of sum((v·tanh(Wx + b) + c - y)²) over the samples, by autograd."""
+    p = {k: mg.tensor(a, requires_grad=True) for k, a in values.items()}
+    loss = mg.tensor(0.0)
+    for x, y in zip(xs, ys, strict=True):
+        pred = p["v"] @ (p["W"] @ mg.tensor(x) + p["b"]).tanh() + p["c"]
+        loss = loss + (pred - float(y)) ** 2
+    loss.backward()
+    return {k: t.grad.numpy() for k, t in p.items()}
+
+
+def _param_problem(name: str, t: Any) -> str | None:
+    """What is wrong with one returned parameter on its own, or None."""
+    if not isinstance(t, mg.Tensor):
+        return (
+            f"params[{name!r}] is a {type(t).__module__}.{type(t).__name__}; every parameter "
+            "should be a minigrad tensor, as in init_params."
+        )
+    if not t.requires_grad:
+        return f"params[{name!r}] does not require grad: it would get no gradient at all."
+    if not t.is_leaf:
+        return (
+            f"params[{name!r}] is not a leaf (it has grad_fn {t.grad_fn.name()}): a reshape or "
+            "view of a leaf is a new tensor with history, and its `.grad` stays None. Create "
+            "the parameter with the right shape (`mg.randn(3) * 0.5`, then `.requires_grad_()`)."
+        )
+    return None
+
+
+def _run_model(params: Mapping, predict: Callable, xs: np.ndarray, ys: np.ndarray) -> str | None:
+    """Backward of the summed squared error through the learner's predict: None, or what failed."""
+    try:
+        loss = mg.tensor(0.0)
+        for x, y in zip(xs, ys, strict=True):
+            pred = predict(params, mg.tensor(x))
+            if not isinstance(pred, mg.Tensor) or _shape(pred) != ():
+                got = _shape(pred) if isinstance(pred, mg.Tensor) else type(pred).__name__
+                return (
+                    f"predict(params, x) for one sample returned {got}; it should be one "
+                    "number, a 0-d minigrad tensor. Print the shape of every step inside "
+                    "predict to see where it grows."
+                )
+            loss = loss + (pred - float(y)) ** 2
+        loss.backward()
+    except Exception as err:  # the learner's code: report whatever it raised
+        return _raised(err, "predict(params, x) and backward on fresh samples")
+    return None
+
+
+def _wrong_grads(params: Mapping, want: Mapping[str, np.ndarray]) -> list[str]:
+    """The parameters whose gradient differs from the correct model's (b compared flat)."""
+    wrong = []
+    for name, expected in want.items():
+        got = params[name].grad
+        if got is None or not close(got.numpy().reshape(-1), expected.reshape(-1), 1e-4, 1e-5):
+            wrong.append(name)
+    return wrong
+
+
+def _rounded(t: Any) -> Any:
+    return None if t is None else np.round(np.asarray(t, dtype=float), 4).tolist()
+
+
+def _column_bias(params: Mapping, predict: Callable, xs, ys, want) -> str:
+    """b is still (3, 1): say whether predict works around it or the bug is all there."""
+    if _run_model(params, predict, xs, ys) is not None:
+        return (
+            "b still has shape (3, 1), the bug: `W @ x` has shape (3,), so `W @ x + b` "
+            "broadcasts to (3, 3) and predict returns 3 numbers per sample, which the "
+            "`.mean()` in the loss hides. Give b the shape nn.Linear(2, 3).bias has: (3,)."
+        )
+    if _wrong_grads(params, want):
+        return (
+            "predict returns one number per sample now, but only because it sums or averages "
+            "the (3, 3) result away: the gradients are still the buggy model's. The bug is b's "
+            "shape, (3, 1): give b the shape nn.Linear(2, 3).bias has, (3,)."
+        )
+    return (
+        "predict gives the right numbers, but b still has shape (3, 1): fix the bug where it "
+        "is made. A bias for 3 hidden units has shape (3,), like nn.Linear(2, 3).bias; then "
+        "the lesson's predict works as written."
+    )
+
+
+def check_fixed_model(init_fixed: Any, predict: Any) -> None:
+    """`init_fixed(seed)` gives init_params(seed)'s parameters with b fixed to (3,); predict
+    returns one number per sample and every parameter gets the correct model's gradient."""
+    v = verdict("Fix the silent bias")
+    if not v.answered(init_fixed, "init_params_fixed"):
+        return _stop(v)
+    if not v.require(
+        callable(init_fixed) and callable(predict),
+        "pass two functions: init_params_fixed(seed) and predict(params, x).",
+    ):
+        return _stop(v)
+    rng = np.random.default_rng()  # fresh seed and samples on every run
+    seed = int(rng.integers(1, 10**6))
+    try:
+        params = init_fixed(seed)
+    except Exception as err:  # the learner's code: report whatever it raised
+        v.require(False, _raised(err, f"init_params_fixed({seed})"))
+        return _stop(v)
+    if params is None:
+        v.require(
+            False,
+            "init_params_fixed(seed) returned None: is its body still `...`? It should "
+            "return the parameter dict, like init_params.",
+        )
+        return _stop(v)
+    if not isinstance(params, Mapping) or set(params) != set(PARAM_SHAPES):
+        got = sorted(params) if isinstance(params, Mapping) else type(params).__name__
+        v.require(
+            False,
+            f"init_params_fixed(seed) should return a dict with the keys 'W', 'b', 'v', 'c' "
+            f"like init_params, got {got}.",
+        )
+        return _stop(v)
+    for name in PARAM_SHAPES:
+        problem = _param_problem(name, params[name])
+        if problem:
+            v.require(False, problem)
+            return _stop(v)
+    reference = _reference_values(seed)
+    changed = [
+        name
+        for name, want in reference.items()
+        if (name != "b" and _shape(params[name]) != want.shape)
+        or not close(params[name].detach().numpy().reshape(-1), want.reshape(-1))
+    ]
+    if changed:
+        v.require(
+            False,
+            f"init_params_fixed({seed}) changes more than b's shape: "
+            f"{', '.join(changed)} {'differs' if len(changed) == 1 else 'differ'} from "
+            f"init_params({seed})'s. Start with `mg.manual_seed(seed)` and keep the same draws "
+            "in the same order (W, b, v, then c = 0): only b's shape is the bug.",
+        )
+        return _stop(v)
+    xs = rng.normal(size=(4, 2)).astype(np.float32)
+    ys = rng.normal(size=4).astype(np.float32)
+    want = _reference_grads(reference, xs, ys)
+    b_shape = _shape(params["b"])
+    if b_shape == (3, 1):
+        v.require(False, _column_bias(params, predict, xs, ys, want))
+        return _stop(v)
+    if not v.require(
+        b_shape == PARAM_SHAPES["b"],
+        f"b has shape {b_shape}; a bias for 3 hidden units has shape (3,), like "
+        "nn.Linear(2, 3).bias, so that `W @ x + b` keeps the shape (3,) of `W @ x`.",
+    ):
+        return _stop(v)
+    problem = _run_model(params, predict, xs, ys)
+    if problem:
+        v.require(False, problem)
+        return _stop(v)
+    wrong = _wrong_grads(params, want)
+    if wrong:
+        first = wrong[0]
+        which = (
+            f"the gradient of {first} differs"
+            if len(wrong) == 1
+            else f"the gradients of {', '.join(wrong)} differ"
+        )
+        v.require(
+            False,
+            f"{which} from the correct model's (y = v·tanh(Wx + b) + c): {first}.grad is "
+            f"{_rounded(params[first].grad)}, "
+            f"expected {_rounded(want[first])}. Did predict change? Pass the lesson's predict.",
+        )
+    v.done(
+        "b has shape (3,), predict returns one number per sample, and W, b, v, c get exactly "
+        "the gradients of y = v·tanh(Wx + b) + c on fresh samples."
+    )
