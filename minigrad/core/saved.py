@@ -82,6 +82,7 @@ class SavedTensor:
         "_output_nr",
         "_hooks",  # (what pack returned, unpack) or None
         "_shape",  # kept once the tensor itself is gone (packed or freed)
+        "_history",  # packed: where the tensor's gradient went, given back to what unpack returns
     )
 
     def __init__(self, tensor: Tensor, is_output: bool) -> None:
@@ -95,7 +96,7 @@ class SavedTensor:
             self._node_ref = weakref.ref(node) if node is not None else None
             self._output_nr = tensor._output_nr
         else:
-            self._tensor = tensor
+            self._tensor, self._node_ref = tensor, None
         if SavedTensorHooks.open and HOOKS.pairs and not tensor._wrapped_number:
             self._pack(tensor, *HOOKS.pairs[-1])
 
@@ -111,6 +112,12 @@ class SavedTensor:
             )
         self._shape = tuple(tensor._data.shape)
         self._hooks = (packed, unpack)
+        if tensor._grad_fn is not None and self._tensor is not None:  # (an output: _node_ref)
+            self._history = (tensor._grad_fn, tensor._output_nr, None)
+        elif tensor._grad_fn is None and tensor._requires_grad:  # a leaf: its AccumulateGrad
+            self._history = (None, 0, tensor._grad_acc_ref)
+        else:
+            self._history = None
         self._tensor = self._data = None  # the pack hook's result stands in for it now
 
     def _unpacked(self) -> Tensor:
@@ -121,7 +128,26 @@ class SavedTensor:
                 "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
                 f"type {type(out).__name__}"
             )
-        return out
+        return self._with_history(out)
+
+    def _with_history(self, out: Tensor) -> Tensor:
+        """What unpack returned, with the saved tensor's place in the graph, as PyTorch gives
+        it back: a pack hook may detach (PyTorch's own advice), yet gradients through the
+        saved tensor (create_graph, checkpointing) must still reach where they went."""
+        node = self._node_ref() if self._node_ref is not None else None
+        if node is not None:
+            history = (node, self._output_nr, None)
+        else:
+            history = self._history
+        if history is None:
+            return out
+        alias = Tensor._wrap(out._data, counter=out._version_counter)
+        grad_fn, output_nr, accumulator = history
+        if grad_fn is not None:
+            alias._grad_fn, alias._output_nr = grad_fn, output_nr
+        else:
+            alias._requires_grad, alias._grad_acc_ref = True, accumulator
+        return alias
 
     def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
         """Pack this saved tensor now and unpack it at each use (`grad_fn._raw_saved_x`)."""

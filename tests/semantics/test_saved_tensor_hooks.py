@@ -140,6 +140,26 @@ def snip_errors(torch, out):
         y.sum().backward()
 
 
+def snip_unpacked_tensors_keep_their_place_in_the_graph(torch, out):
+    """PyTorch's advice is a pack hook that detaches: what unpack returns still gets the saved
+    tensor's grad_fn (or, for a leaf, its AccumulateGrad), so gradients through it survive."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda t: t):
+        h = x * 3
+        y = (h * x).sum()
+    mul = y.grad_fn.next_functions[0][0]
+    out("saved non-leaf", mul._saved_self.requires_grad, mul._saved_self.is_leaf)
+    out("saved leaf", mul._saved_other.requires_grad, mul._saved_other.is_leaf)
+    (g,) = torch.autograd.grad(y, x, create_graph=True)
+    g.sum().backward()
+    out("second order through packed tensors", x.grad)
+    x.grad = None
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), lambda t: t):
+        z = torch.utils.checkpoint.checkpoint(lambda a: (a.sin() * a).sum(), x, use_reentrant=False)
+    z.backward()
+    out("checkpoint under hooks", x.grad)
+
+
 SNIPPETS = collect(globals())
 
 
