@@ -226,3 +226,12 @@ def test_every_lesson_ends_with_next_pointing_at_the_following_one_on_the_map():
         nb = nbformat.read(NB_DIR / lesson.file, as_version=4)
         last = [c.source for c in nb.cells if c.cell_type == "markdown"][-1]
         assert "Next:" in last and f"{following.number} ·" in last, lesson.file
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_one_alias_across_the_lessons(lesson):
+    """minigrad is `mg` in every lesson's code; `torch` is always real PyTorch."""
+    nb = nbformat.read(lesson, as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert not re.search(r"import minigrad as (?!mg\b)", code), lesson.name
+    assert "import minigrad as mg" in code or "from labkit" not in code, lesson.name
