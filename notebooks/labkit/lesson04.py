@@ -15,6 +15,7 @@ import numpy as np
 
 from .feedback import verdict
 from .hints import register
+from .jacobians import same, slip
 
 register(
     "04",
@@ -175,10 +176,6 @@ def check_jacobian(jacobian: Callable[[Callable[[Any], Any], Any], Any]) -> None
 
 def _diagnose(got: np.ndarray, want: np.ndarray) -> str:
     """Name the typical slip behind a wrong matrix."""
-
-    def same(a: np.ndarray, b: np.ndarray) -> bool:
-        return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-4, atol=1e-5))
-
     rows, cols = want.shape
     if same(got, TABLE):
         return (
@@ -190,24 +187,4 @@ def _diagnose(got: np.ndarray, want: np.ndarray) -> str:
             f"you have the transpose: rows should be the {rows} outputs and columns the "
             f"{cols} inputs (jac[i][j] = dy_i/dx_j)."
         )
-    if same(got, want.sum(0)):
-        return (
-            "that is one vector-Jacobian product, vᵀJ with v = all ones (the gradient of "
-            "y.sum()): use a one-hot v per output to get each row."
-        )
-    if same(got, np.cumsum(want, axis=0)):
-        return (
-            "each row includes the rows before it: x.grad accumulates across backward "
-            "passes. Reset it (x.grad = None) before each pass, or use mg.autograd.grad."
-        )
-    if got.shape != want.shape:
-        return (
-            f"the Jacobian of {rows} outputs with respect to {cols} inputs has shape "
-            f"({rows}, {cols}), yours has shape {got.shape}."
-        )
-    wrong = np.argwhere(~np.isclose(got, want, rtol=1e-4, atol=1e-5))
-    i, j = wrong[0]
-    return (
-        f"{len(wrong)} entries differ; e.g. jac[{i}][{j}] = dy{i}/dx{j} should be "
-        f"{want[i, j]:.4f} but is {got[i, j]:.4f}."
-    )
+    return slip(got, want, name="jac")
