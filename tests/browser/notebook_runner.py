@@ -5,7 +5,9 @@ Kept out of conftest.py so test modules import it by a name no other conftest ca
 
 from __future__ import annotations
 
+import json
 import re
+import time
 import uuid
 from pathlib import Path
 
@@ -64,3 +66,36 @@ def open_and_run_all(page, lab, notebook: str, timeout_ms: int = 120_000) -> str
     """Run a copy of notebooks/<notebook> (see run_notebook)."""
     nb = nbformat.read(NB_DIR / notebook, as_version=4)
     return run_notebook(page, lab, nb, Path(notebook).stem, timeout_ms)
+
+
+def write_fresh(lab, nb: nbformat.NotebookNode, stem: str) -> str:
+    """A copy under a new name: never opened, never signed by this server, so untrusted."""
+    name = f"{stem}-{time.time_ns()}.ipynb"
+    nbformat.write(nb, lab.root / name)
+    return name
+
+
+def set_theme(lab, theme: str | None) -> None:
+    """JupyterLab's theme setting (None: the default, light), read when a page loads."""
+    path = lab.home / "user-settings/@jupyterlab/apputils-extension/themes.jupyterlab-settings"
+    if theme is None:
+        path.unlink(missing_ok=True)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"theme": theme}))
+
+
+def artifact(name: str) -> str:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return str(ARTIFACTS / name)
+
+
+def wait_idle_kernel(lab, timeout: float = 120) -> None:
+    """A kernel has started for the page and is idle (Lab and Notebook 7 alike)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        sessions = lab._api("/api/sessions")
+        if sessions and all(s["kernel"]["execution_state"] == "idle" for s in sessions):
+            return
+        time.sleep(0.3)
+    raise TimeoutError("no idle kernel")

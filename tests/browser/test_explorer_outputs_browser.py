@@ -20,7 +20,13 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
-from notebook_runner import ARTIFACTS, run_notebook
+from notebook_runner import (
+    artifact,
+    run_notebook,
+    set_theme,
+    wait_idle_kernel,
+    write_fresh,
+)
 
 import minigrad as mg
 from widgets import record_backward
@@ -76,28 +82,6 @@ def executed() -> nbformat.NotebookNode:
     return nb
 
 
-def write_fresh(lab, nb: nbformat.NotebookNode, stem: str) -> str:
-    """A copy under a new name: never opened, never signed by this server, so untrusted."""
-    name = f"{stem}-{time.time_ns()}.ipynb"
-    nbformat.write(nb, lab.root / name)
-    return name
-
-
-def set_theme(lab, theme: str | None) -> None:
-    """JupyterLab's theme setting (None: the default, light), read when a page loads."""
-    path = lab.home / "user-settings/@jupyterlab/apputils-extension/themes.jupyterlab-settings"
-    if theme is None:
-        path.unlink(missing_ok=True)
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"theme": theme}))
-
-
-def artifact(name: str) -> str:
-    ARTIFACTS.mkdir(exist_ok=True)
-    return str(ARTIFACTS / name)
-
-
 def check_pictures(page, count: int) -> None:
     """`count` SVG pictures shown and decoded, no stripped-SVG text, no widget error, no other
     image (a name like `<img onerror>` stays text inside a picture)."""
@@ -110,17 +94,6 @@ def check_pictures(page, count: int) -> None:
     text = page.locator(".jp-Notebook").inner_text()  # what is shown (no hidden element)
     assert not STRIPPED_SVG.search(text), text
     assert DEAD_WIDGET not in text
-
-
-def wait_idle_kernel(lab, timeout: float = 120) -> None:
-    """A kernel has started for the page and is idle (Lab and Notebook 7 alike)."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        sessions = lab._api("/api/sessions")
-        if sessions and all(s["kernel"]["execution_state"] == "idle" for s in sessions):
-            return
-        time.sleep(0.3)
-    raise TimeoutError("no idle kernel")
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from notebook_runner import ARTIFACTS, run_notebook
+from notebook_runner import artifact, run_notebook, set_theme
 
 from widgets.replay import replay_html
 
@@ -91,21 +91,6 @@ def built(*cells: str) -> dict:
     for cell in (SETUP, *cells):
         exec(cell, scope)  # noqa: S102 - our own cell sources
     return scope
-
-
-def set_theme(lab, theme: str | None) -> None:
-    """JupyterLab's theme setting (None: the default, light), read when a page loads."""
-    path = lab.home / "user-settings/@jupyterlab/apputils-extension/themes.jupyterlab-settings"
-    if theme is None:
-        path.unlink(missing_ok=True)
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"theme": theme}))
-
-
-def artifact(name: str) -> str:
-    ARTIFACTS.mkdir(exist_ok=True)
-    return str(ARTIFACTS / name)
 
 
 def player(page, index: int):

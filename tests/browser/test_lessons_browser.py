@@ -10,12 +10,21 @@ explorer players (each with its SVG drawn) as the stored notebook has widget out
 
 from __future__ import annotations
 
+import re
 import shutil
+import time
 from pathlib import Path
 
 import nbformat
 import pytest
-from notebook_runner import NB_DIR, run_notebook
+from notebook_runner import (
+    NB_DIR,
+    artifact,
+    run_notebook,
+    set_theme,
+    wait_idle_kernel,
+    write_fresh,
+)
 
 expect = pytest.importorskip("playwright.sync_api").expect  # skip cleanly without it
 
@@ -70,3 +79,77 @@ def test_lesson_runs_in_jupyterlab(lab, lesson_root, lab_page, path):
     for i in range(widget_outputs(stored)):
         expect(players.nth(i).locator(".mg-graph svg")).to_have_count(1)
     assert page.js_errors == [], page.js_errors
+
+
+SHOWN_LESSON = NB_DIR / "02_computation_graphs.ipynb"  # static drawings and two players
+PICTURES = ".jp-OutputArea-output img.mg-picture"
+
+
+def shoot(page, element, name: str) -> None:
+    """The page with `element` scrolled into view and drawn (JupyterLab renders lazily)."""
+    element.scroll_into_view_if_needed()
+    expect(element).to_be_visible()
+    page.wait_for_timeout(500)
+    page.screenshot(path=artifact(name))
+
+
+def pictures_shown(page) -> int:
+    """Every explorer picture on the page decoded and visible; returns how many there are."""
+    pictures = page.locator(PICTURES)
+    for i in range(pictures.count()):
+        expect(pictures.nth(i)).to_be_visible()
+        assert pictures.nth(i).evaluate("img => img.complete && img.naturalWidth > 100")
+    return pictures.count()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_lesson_opened_untrusted_run_saved_and_reopened(lab, lesson_root, lab_page, theme):
+    """What a learner meets: the lesson as shipped (untrusted, outputs stored) shows its graphs
+    as pictures; Run All makes the players live; after saving and reopening with the kernel gone
+    the pictures are back. Screenshots of each stage in artifacts/lesson-*-{theme}.png."""
+    page = lab_page
+    stored = nbformat.read(SHOWN_LESSON, as_version=4)
+    pictures = sum(
+        len(re.findall(r'class="mg-picture"', out.get("data", {}).get("text/html", "")))
+        for cell in stored.cells
+        if cell.cell_type == "code"
+        for out in cell.get("outputs", [])
+    )
+    players = widget_outputs(stored)
+    set_theme(lab, "JupyterLab Dark" if theme == "dark" else None)
+    try:
+        name = write_fresh(lab, stored, f"lesson-{theme}")
+        page.goto(lab.lab_url(name))
+        expect(page.locator(PICTURES).first).to_be_visible(timeout=TIMEOUT_MS)
+        expect(page.locator(".jp-OutputArea-output.jp-mod-trusted")).to_have_count(0)
+        assert pictures_shown(page) == pictures
+        expect(page.locator(".mg-player")).to_have_count(0)
+        shoot(page, page.locator(PICTURES).nth(1), f"lesson-first-open-untrusted-{theme}.png")
+
+        wait_idle_kernel(lab)
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        live = page.locator(".jp-OutputArea-output .mg-player")
+        expect(live).to_have_count(players, timeout=TIMEOUT_MS)
+        wait_idle_kernel(lab)
+        shoot(page, live.first, f"lesson-run-{theme}.png")
+
+        page.keyboard.press("Control+s")
+        expect(page.locator(".jp-mod-dirty")).to_have_count(0)
+        lab.delete_sessions()
+        page.js_errors.clear()
+        page.reload()
+        expect(page.locator(PICTURES).first).to_be_visible(timeout=TIMEOUT_MS)
+        wait_idle_kernel(lab)
+        time.sleep(3)  # jupyterlab-manager gives up on a missing model after ~2 s
+        expect(page.locator(".mg-player")).to_have_count(0)
+        assert pictures_shown(page) == pictures
+        note = page.locator(".mg-note", has_text="Run this cell to replay")
+        expect(note).to_have_count(players)
+        dead = page.locator(".jp-OutputArea-output", has_text="Error displaying widget")
+        for i in range(dead.count()):  # (there in the page, never shown: the picture stands in)
+            expect(dead.nth(i)).to_be_hidden()
+        shoot(page, note.first, f"lesson-reopened-{theme}.png")
+    finally:
+        set_theme(lab, None)
+    assert [e for e in page.js_errors if "not found" not in e] == []
