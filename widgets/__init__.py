@@ -11,6 +11,7 @@ widgets reads minigrad (and torch, when handed torch objects); nothing here is i
 """
 
 from .api import draw_graph
+from .language import set_language
 from .model import GEdge, GNode, Graph
 from .player import BackwardPlayer, ForwardPlayer
 from .svg import LayoutError
@@ -30,4 +31,5 @@ __all__ = [
     "draw_graph",
     "record_backward",
     "record_forward",
+    "set_language",
 ]

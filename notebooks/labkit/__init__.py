@@ -4,8 +4,10 @@ Each lesson keeps its own check functions in `labkit/lessonNN.py`; they report w
 so every exercise answers in the same voice: what is right, or exactly what is wrong.
 """
 
+from . import language
 from .feedback import Verdict, close, verdict
 from .hints import hint
+from .language import say
 from .learner_progress import progress
 
-__all__ = ["Verdict", "close", "hint", "progress", "verdict"]
+__all__ = ["Verdict", "close", "hint", "language", "progress", "say", "verdict"]

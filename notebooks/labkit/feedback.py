@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import hints, learner_progress
+from .language import say
 
 UNANSWERED = Ellipsis  # student copies leave `...` where the answer goes
 
@@ -26,19 +27,23 @@ class Verdict:
         return ok
 
     def answered(self, value: Any, what: str) -> bool:
-        return self.require(value is not UNANSWERED, f"{what} is still `...`: fill it in first.")
+        return self.require(
+            value is not UNANSWERED,
+            say(f"{what} is still `...`: fill it in first.", f"{what} 还是 `...`：请先填写。"),
+        )
 
     def done(self, success: str) -> bool:
         learner_progress.record(self.exercise, not self.problems)
+        title = hints.title(self.exercise)
         if self.problems:
-            print(f"✗ {self.exercise}: not yet.")
+            print(say(f"✗ {title}: not yet.", f"✗ {title}：还没对。"))
             for p in self.problems:
                 print(f"  - {p}")
             offer = hints.offer(self.exercise)
             if offer:
                 print(f"  {offer}")
             return False
-        print(f"✓ {self.exercise}: {success}")
+        print(say(f"✓ {title}: {success}", f"✓ {title}：{success}"))
         return True
 
 

@@ -13,6 +13,7 @@ import pkgutil
 from pathlib import Path
 
 from . import hints
+from .language import say
 
 FILE = "progress.json"
 MARKER = ".course.json"  # written by scripts/learner_copies.py
@@ -51,7 +52,10 @@ def progress() -> None:
     for exercise, lesson in hints.LESSON_OF.items():
         by_lesson.setdefault(lesson, []).append(exercise)
     done = sum(bool(seen.get(e)) for e in hints.LESSON_OF)
-    print(f"{done} of {len(hints.LESSON_OF)} exercises passed")
+    total = len(hints.LESSON_OF)
+    print(say(f"{done} of {total} exercises passed", f"{total} 个练习中已通过 {done} 个"))
     for lesson in sorted(by_lesson):
-        marks = ", ".join(("✓ " if seen.get(e) else "· ") + e for e in by_lesson[lesson])
-        print(f"  lesson {lesson}: {marks}")
+        marks = say(", ", "，").join(
+            ("✓ " if seen.get(e) else "· ") + hints.title(e) for e in by_lesson[lesson]
+        )
+        print(say(f"  lesson {lesson}: {marks}", f"  第 {lesson} 课：{marks}"))

@@ -19,3 +19,13 @@ def said(capsys):
         return capsys.readouterr().out
 
     return run
+
+
+@pytest.fixture
+def chinese():
+    """labkit (and the explorer) speaking Chinese for one test, English again afterwards."""
+    from labkit import language
+
+    language.use("zh")
+    yield
+    language.use("en")
