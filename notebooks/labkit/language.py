@@ -3,7 +3,8 @@
 Every text a learner reads from labkit is written in both languages where it is used,
 `say("English", "中文")`, so a translation sits beside the sentence it renders and cannot drift
 away from it unnoticed. The Chinese lessons import labkit through notebooks/zh/labkit, which
-switches the language to "zh"; the graph explorer follows (its legend, panel and step texts).
+switches the language to "zh"; the graph explorer follows (its legend, panel and step texts),
+and so do matplotlib's fonts.
 """
 
 from __future__ import annotations
@@ -17,9 +18,13 @@ def use(lang: str) -> None:
     if lang not in LANGUAGES:
         raise ValueError(f"language must be one of {LANGUAGES}, not {lang!r}")
     _current[0] = lang
-    import widgets  # the explorer is optional for labkit's checks; imported only when switching
+    import widgets
 
     widgets.set_language(lang)
+    if lang == "zh":
+        from . import chinese_fonts
+
+        chinese_fonts.use()
 
 
 def current() -> str:

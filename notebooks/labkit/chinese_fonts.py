@@ -1,0 +1,35 @@
+"""Chinese plot labels: matplotlib's default font has no Chinese glyphs and draws empty boxes.
+
+`make install` installs a CJK font (Debian: fonts-noto-cjk); this puts it first in matplotlib's
+list. matplotlib's font cache predates a newly installed font, so the files are added directly.
+"""
+
+from __future__ import annotations
+
+# Families with Chinese glyphs, the first found wins: Debian/Ubuntu, Windows, macOS.
+FAMILIES = ("Noto Sans CJK SC", "WenQuanYi Micro Hei", "Microsoft YaHei", "SimHei", "PingFang SC")
+FILE_MARKS = ("NotoSansCJK", "wqy-microhei", "msyh", "simhei", "PingFang")
+
+
+def use() -> bool:
+    """Make matplotlib draw Chinese; False, with a line on how to fix it, when no font can."""
+    import matplotlib
+    from matplotlib import font_manager
+
+    known = {font.name for font in font_manager.fontManager.ttflist}
+    if not known.intersection(FAMILIES):
+        for path in font_manager.findSystemFonts():
+            if any(mark.lower() in path.lower() for mark in FILE_MARKS):
+                font_manager.fontManager.addfont(path)
+        known = {font.name for font in font_manager.fontManager.ttflist}
+    found = [family for family in FAMILIES if family in known]
+    if not found:
+        print(
+            "提示：没有找到中文字体，图中的中文会显示成方框。"
+            "Debian/Ubuntu 上请运行：apt-get install fonts-noto-cjk"
+        )
+        return False
+    sans = matplotlib.rcParams["font.sans-serif"]
+    matplotlib.rcParams["font.sans-serif"] = [*found, *(f for f in sans if f not in found)]
+    matplotlib.rcParams["font.family"] = "sans-serif"
+    return True
