@@ -72,6 +72,25 @@ def test_code_cells_match_the_english_apart_from_literals_and_comments(name: str
         assert _code_shape(en.source) == _code_shape(zh.source), where
 
 
+LESSONS = [name for name in PAIRS if re.match(r"\d\d_", name)]
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_chinese_lesson_structure_mirrors_the_english(name: str) -> None:
+    """本课内容 first, 小结 last, ending with 下一课： and the next lesson on the course map."""
+    from labkit.course import COURSE
+
+    cells = _read(ZH_DIR / name).cells
+    assert cells[0].cell_type == "markdown" and "本课内容" in cells[0].source
+    last = [c.source for c in cells if c.cell_type == "markdown"][-1]
+    assert "小结" in last.splitlines()[0], "the last markdown cell must be a 小结 (summary)"
+    files = [lesson.file for lesson in COURSE]
+    if files.index(name) + 1 < len(files):
+        following = COURSE[files.index(name) + 1]
+        assert "下一课：" in last and f"{following.number} ·" in last
+        assert f"]({following.file})" in last, "link the next Chinese lesson (same file name)"
+
+
 def _prose(markdown: str) -> str:
     """Markdown without what stays English in a Chinese text: code, maths, links, HTML tags."""
     for pattern in (
