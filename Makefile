@@ -1,6 +1,7 @@
 # Autograd Lab. On a fresh Debian/Ubuntu machine:
 #   make lab             install everything, open YOUR copies of the lessons (learner/) in JupyterLab
-#   make lab-solutions   instructors: open the lessons with their solutions (notebooks/)
+#   make lab LANG=zh     the same in Chinese (learner/zh/; a zh_* locale chooses it too)
+#   make lab-solutions   instructors: open the lessons with their solutions (notebooks/, notebooks/zh/)
 #   make test            install everything, run every test
 PYTHON ?= python3
 PYTEST_ARGS ?= -ra
@@ -17,18 +18,39 @@ NBVAL_ARGS := $(if $(NOTEBOOKS),--nbval notebooks $(if $(NBVAL_SANITIZE),--nbval
 
 .PHONY: lab lab-solutions learner test install sysdeps pydeps lint bench clean notebooks student html
 
-LESSONS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
+LESSONS := $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb notebooks/zh/[0-9][0-9]_*.ipynb))
 
-lab: install learner
-	$(PYTHON) -m jupyter lab learner/
+# The course's language: English, or Chinese for `make lab LANG=zh` (or a zh_CN... locale). The
+# Chinese course runs JupyterLab with settings of its own that show its menus in Chinese (the
+# zh_CN language pack is in the lessons extra); they are written once, so later choices stay.
+# A bare LANG=zh is no C locale, so JupyterLab itself is started with C.UTF-8 then.
+COURSE_LANG := $(if $(filter zh%,$(LANG)),zh,en)
+ZH_SETTINGS := $(CURDIR)/$(STAMP_DIR)/jupyterlab-settings-zh
+ZH_MENUS := $(ZH_SETTINGS)/@jupyterlab/translation-extension/plugin.jupyterlab-settings
+ifeq ($(COURSE_LANG),zh)
+LEARNER_DIR := learner/zh
+SOLUTIONS_DIR := notebooks/zh
+JUPYTER := env $(if $(filter zh,$(LANG)),LANG=C.UTF-8) JUPYTERLAB_SETTINGS_DIR=$(ZH_SETTINGS) \
+	$(PYTHON) -m jupyter
+else
+LEARNER_DIR := learner
+SOLUTIONS_DIR := notebooks
+JUPYTER := $(PYTHON) -m jupyter
+endif
 
-lab-solutions: install
-	$(PYTHON) -m jupyter lab notebooks/
+lab: install learner $(if $(filter zh,$(COURSE_LANG)),$(ZH_MENUS))
+	$(JUPYTER) lab $(LEARNER_DIR)/
+
+lab-solutions: install $(if $(filter zh,$(COURSE_LANG)),$(ZH_MENUS))
+	$(JUPYTER) lab $(SOLUTIONS_DIR)/
+
+$(ZH_MENUS):
+	mkdir -p $(dir $@) && echo '{"locale": "zh_CN"}' > $@
 
 # The learner's copies (gitignored): created on first use, new lessons added later, a learner's
 # own edits never overwritten (a changed lesson arrives beside them): scripts/learner_copies.py.
 learner:
-	$(PYTHON) scripts/learner_copies.py --out learner
+	$(PYTHON) scripts/learner_copies.py --out learner --lang $(COURSE_LANG)
 
 # The timing tests (marker `perf`) first, alone on a quiet machine; then everything else on both
 # cores. pytest exit 5 means "no tests collected": reported, not treated as a failure.
@@ -69,8 +91,9 @@ bench: install
 # Authors: re-execute every lesson in place so its stored outputs (what nbval compares) are fresh.
 # Widget state is not stored: the explorer's outputs carry their own static SVG fallback.
 notebooks: install
-	@for nb in $(LESSONS); do echo "executing $$nb"; \
-	  (cd notebooks && $(PYTHON) -m jupyter nbconvert --to notebook --execute --inplace \
+	@for nb in $(LESSONS) notebooks/explorer_demo.ipynb notebooks/zh/explorer_demo.ipynb; do \
+	  echo "executing $$nb"; \
+	  (cd $$(dirname $$nb) && $(PYTHON) -m jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.store_widget_state=False --ExecutePreprocessor.timeout=120 \
 	    "$$(basename $$nb)") || exit 1; done
 

@@ -29,8 +29,8 @@ def problems() -> list[str]:
         md.version("autograd-lab")
     except md.PackageNotFoundError:
         out.append("autograd-lab not installed")
-    # look packages up as an outside process would: without the repository on sys.path
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != ROOT]
+    # look packages up as an outside process would: the Makefile runs this from `/`, so what
+    # finds them is the editable install's .pth entry (the repository's own folder), nothing else
     for pkg in ("minigrad", "widgets"):
         if os.path.isfile(os.path.join(ROOT, pkg, "__init__.py")):
             spec = importlib.util.find_spec(pkg)

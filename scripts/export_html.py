@@ -12,8 +12,11 @@ represented").
 The pages work offline: the template (html_template/offline) drops require.js, MathJax and the
 widget renderer, which JupyterLab's page loads from a CDN, and `$…$` math in markdown becomes
 MathML, which browsers draw themselves. The index follows the course map (labkit/course.py).
+Both languages are exported, the Chinese lessons (notebooks/zh/) to `zh/` with an index in
+Chinese; each index links to the other.
 
-    python scripts/export_html.py                 # the lessons -> artifacts/html/
+    python scripts/export_html.py                 # the lessons -> artifacts/html/ (+ zh/)
+    python scripts/export_html.py --lang zh       # only the Chinese ones
     python scripts/export_html.py --out DIR NB..  # chosen notebooks, elsewhere
 """
 
@@ -36,7 +39,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$\n]+?)\$", re.DOTALL)
 
 sys.path.insert(0, str(NB_DIR))
-from labkit.course import COURSE  # noqa: E402  (the course map lives with the lessons)
+from labkit.course import COURSE, LEVELS_ZH  # noqa: E402  (the course map lives with the lessons)
 
 
 def widget_only(output: nbformat.NotebookNode) -> bool:
@@ -82,7 +85,28 @@ def title_of(nb: nbformat.NotebookNode, fallback: str) -> str:
     return fallback
 
 
-def export(notebooks: list[Path], out: Path) -> Path:
+INDEX = {
+    "en": {
+        "lang": "en",
+        "title": "Autograd Lab",
+        "intro": "The lessons with their stored outputs, in the course's order, each with its "
+        "time, level and the lessons to do first. Every graph is a static picture here and "
+        "nothing is fetched from the network; open the notebooks in JupyterLab to run them and "
+        "to play the animations.",
+        "other": '<a href="zh/index.html" lang="zh-CN">中文版</a>',
+    },
+    "zh": {
+        "lang": "zh-CN",
+        "title": "Autograd Lab 中文版",
+        "intro": "按课程顺序排列的各课及其保存的输出，并注明每课的时长、难度和先修课程。"
+        "这里的计算图都是静态图片，页面不会从网络加载任何内容；"
+        "要运行代码、播放动画，请在 JupyterLab 中打开这些 notebook。",
+        "other": '<a href="../index.html" lang="en">English</a>',
+    },
+}
+
+
+def export(notebooks: list[Path], out: Path, lang: str = "en") -> Path:
     """Write one HTML page per notebook and an index.html linking them; returns the index."""
     out.mkdir(parents=True, exist_ok=True)
     exporter = HTMLExporter(template_name="offline", extra_template_basedirs=[str(TEMPLATES)])
@@ -99,17 +123,15 @@ def export(notebooks: list[Path], out: Path) -> Path:
         page.write_text(body, encoding="utf-8")
         entries.append((page.name, title_of(nb, path.stem), MAP.get(path.name)))
     items = "\n".join(
-        f'  <li><a href="{html.escape(name)}">{html.escape(title)}</a>{_about(lesson)}</li>'
+        f'  <li><a href="{html.escape(name)}">{html.escape(title)}</a>{_about(lesson, lang)}</li>'
         for name, title, lesson in entries
     )
+    words = INDEX[lang]
     index = out / "index.html"
     index.write_text(
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        "<title>Autograd Lab</title></head>\n<body>\n<h1>Autograd Lab</h1>\n"
-        "<p>The lessons with their stored outputs, in the course's order, each with its time, "
-        "level and the lessons to do first. Every graph is a static picture here and nothing is "
-        "fetched from the network; open the notebooks in JupyterLab to run them and to play the "
-        "animations.</p>\n"
+        f'<!DOCTYPE html>\n<html lang="{words["lang"]}"><head><meta charset="utf-8">'
+        f"<title>{words['title']}</title></head>\n<body>\n<h1>{words['title']}</h1>\n"
+        f"<p>{words['intro']}</p>\n<p>{words['other']}</p>\n"
         f"<ol>\n{items}\n</ol>\n</body></html>\n",
         encoding="utf-8",
     )
@@ -119,27 +141,34 @@ def export(notebooks: list[Path], out: Path) -> Path:
 MAP = {lesson.file: lesson for lesson in COURSE}
 
 
-def _about(lesson) -> str:
+def _about(lesson, lang: str) -> str:
     """The course map's line for a lesson: time, level, what to do first."""
     if lesson is None:
         return ""
-    first = ", ".join(lesson.after) or "nothing"
-    return html.escape(f" ({lesson.minutes} min, {lesson.level}; after {first})")
+    first = ", ".join(lesson.after)
+    if lang == "zh":
+        level = LEVELS_ZH[lesson.level]
+        return html.escape(f"（{lesson.minutes} 分钟，{level}；先修：{first or '无'}）")
+    return html.escape(f" ({lesson.minutes} min, {lesson.level}; after {first or 'nothing'})")
 
 
-def default_notebooks() -> list[Path]:
+def default_notebooks(lang: str = "en") -> list[Path]:
     """The lessons, in the course map's order (never scratch notebooks lying in notebooks/)."""
-    return [NB_DIR / lesson.file for lesson in COURSE]
+    folder = NB_DIR / "zh" if lang == "zh" else NB_DIR
+    return [folder / lesson.file for lesson in COURSE]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "artifacts" / "html")
+    parser.add_argument("--lang", choices=("en", "zh", "both"), default="both")
     parser.add_argument("notebooks", nargs="*", type=Path)
     args = parser.parse_args(argv)
-    notebooks = args.notebooks or default_notebooks()
-    index = export(notebooks, args.out)
-    print(f"exported {len(notebooks)} notebooks; open {index}")
+    languages = ("en", "zh") if args.lang == "both" else (args.lang,)
+    for lang in languages:
+        notebooks = args.notebooks or default_notebooks(lang)
+        index = export(notebooks, args.out / "zh" if lang == "zh" else args.out, lang)
+        print(f"exported {len(notebooks)} notebooks; open {index}")
     return 0
 
 

@@ -12,7 +12,11 @@ checks import. Later runs never write over a notebook the learner has changed:
 
 What was written last is remembered in `learner/.course.json` (file hashes only).
 
+The Chinese course (`--lang zh`, `make lab LANG=zh`) goes to `learner/zh/` the same way. Its
+`labkit` is the shim that loads `learner/labkit` in Chinese, so that one is refreshed too.
+
     python scripts/learner_copies.py                 # notebooks/ -> learner/
+    python scripts/learner_copies.py --lang zh       # notebooks/zh/ -> learner/zh/
     python scripts/learner_copies.py --out DIR       # somewhere else
 """
 
@@ -69,25 +73,47 @@ def sync(out: Path, src: Path = NB_DIR) -> dict[str, list[str]]:
             continue  # the learner's copy stays the one the manifest does not know
         target.write_text(text, encoding="utf-8")
         written[path.name] = new
-    labkit = out / "labkit"
-    if labkit.exists():
-        shutil.rmtree(labkit)
-    shutil.copytree(src / "labkit", labkit, ignore=shutil.ignore_patterns("__pycache__"))
+    copy_labkit(src, out)
     (out / MANIFEST).write_text(json.dumps(written, indent=1, sort_keys=True), encoding="utf-8")
     return report
 
 
-def describe(report: dict[str, list[str]], out: Path) -> str:
-    """What `sync` did, in a few lines for the terminal."""
+def copy_labkit(src: Path, out: Path) -> None:
+    """labkit is the course's code, not the learner's: always the course's current one."""
+    labkit = out / "labkit"
+    if labkit.exists():
+        shutil.rmtree(labkit)
+    shutil.copytree(src / "labkit", labkit, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+MESSAGES = {
+    "en": {
+        "added": "added {n} lesson(s) to {out}",
+        "updated": "updated (you had not changed them): {names}",
+        "beside": "a new version of a lesson you have worked on is beside it: {name}",
+        "same": "your lessons in {out} are up to date",
+    },
+    "zh": {
+        "added": "已把 {n} 课加入 {out}",
+        "updated": "已更新（你没有改过这些课）：{names}",
+        "beside": "你做过的一课有了新版本，放在它旁边：{name}",
+        "same": "{out} 里的课程已是最新",
+    },
+}
+
+
+def describe(report: dict[str, list[str]], out: Path, lang: str = "en") -> str:
+    """What `sync` did, in a few lines for the terminal, in the course's language."""
+    say = MESSAGES[lang]
     lines = []
     if report["added"]:
-        lines.append(f"added {len(report['added'])} lesson(s) to {out}")
+        lines.append(say["added"].format(n=len(report["added"]), out=out))
     if report["updated"]:
-        lines.append(f"updated (you had not changed them): {', '.join(report['updated'])}")
+        lines.append(say["updated"].format(names=", ".join(report["updated"])))
     for name in report["beside"]:
-        lines.append(f"a new version of a lesson you have worked on is beside it: {name}")
+        lines.append(say["beside"].format(name=name))
     if not lines:
-        lines.append(f"your lessons in {out} are up to date")
+        lines.append(say["same"].format(out=out))
     return "\n".join(lines)
 
 
@@ -95,8 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "learner")
     parser.add_argument("--src", type=Path, default=NB_DIR)
+    parser.add_argument("--lang", choices=sorted(MESSAGES), default="en")
     args = parser.parse_args(argv)
-    print(describe(sync(args.out, args.src), args.out))
+    if args.lang == "en":
+        print(describe(sync(args.out, args.src), args.out))
+        return 0
+    out = args.out / args.lang
+    print(describe(sync(out, args.src / args.lang), out, args.lang))
+    copy_labkit(args.src, args.out)  # the one the Chinese shim loads
     return 0
 
 

@@ -7,6 +7,7 @@ to an instructor is that new and changed lessons still reach the learner.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -101,8 +102,47 @@ def test_the_command_line_says_what_it_did(course, tmp_path):
     assert first.startswith("added 2 lesson(s)") and "up to date" in again
 
 
-def test_make_lab_opens_the_learner_copies_and_solutions_have_their_own_target():
-    makefile = (ROOT / "Makefile").read_text()
-    assert "jupyter lab learner/" in makefile.split("\nlab:")[1].split("\n\n")[0]
-    assert "jupyter lab notebooks/" in makefile.split("\nlab-solutions:")[1].split("\n\n")[0]
+def _make_says(*args: str) -> str:
+    """What `make -n` would run (nothing is run; LANG as a learner's shell might have it)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL", "MAKEFLAGS")}
+    cmd = ["make", "-n", "--no-print-directory", *args]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True, env=env).stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make")
+def test_make_lab_opens_the_learner_copies_in_english_or_chinese():
+    english = _make_says("lab", "LANG=C.UTF-8")
+    assert "learner_copies.py --out learner --lang en" in english
+    assert english.rstrip().endswith("-m jupyter lab learner/")
+    assert _make_says("lab-solutions").rstrip().endswith("-m jupyter lab notebooks/")
+    for lang in ("zh", "zh_CN.UTF-8"):
+        chinese = _make_says("lab", f"LANG={lang}")
+        assert "learner_copies.py --out learner --lang zh" in chinese
+        launch = chinese.rstrip().splitlines()[-1]
+        assert (
+            launch.endswith("-m jupyter lab learner/zh/") and "JUPYTERLAB_SETTINGS_DIR=" in launch
+        )
+        assert ("LANG=C.UTF-8" in launch) == (lang == "zh")  # a bare "zh" is no C locale
+        assert '{"locale": "zh_CN"}' in chinese  # JupyterLab's menus in Chinese
+    assert "jupyter lab notebooks/zh/" in _make_says("lab-solutions", "LANG=zh")
     assert "learner/" in (ROOT / ".gitignore").read_text()
+
+
+def test_chinese_copies_speak_chinese_with_the_one_labkit(tmp_path):
+    """learner/zh/ gets the Chinese lessons and the shim; learner/labkit is what the shim loads."""
+    src = tmp_path / "course"
+    shutil.copytree(ROOT / "notebooks" / "labkit", src / "labkit")
+    shutil.copytree(ROOT / "notebooks" / "zh" / "labkit", src / "zh" / "labkit")
+    shutil.copy(LESSONS[0], src / "zh" / LESSONS[0].name)
+    out = tmp_path / "learner"
+    cmd = [sys.executable, str(SCRIPTS / "learner_copies.py"), "--out", str(out)]
+    cmd += ["--src", str(src), "--lang", "zh"]
+    first = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    assert first.startswith("已把 1 课加入") and (out / "zh" / LESSONS[0].name).exists()
+    again = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    assert "已是最新" in again
+    probe = "from labkit import hint, language; print(language.current(), language.__file__)"
+    said = subprocess.run(
+        [sys.executable, "-c", probe], cwd=out / "zh", capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert said == ["zh", str(out / "labkit" / "language.py")]
