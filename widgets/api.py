@@ -19,6 +19,7 @@ def draw_graph(
     legend: bool = True,
     max_nodes: int = MAX_NODES,
     rankdir: str = "TB",
+    lang: str | None = None,
 ) -> GraphView:
     """Draw the backward graph behind `tensors` (several tensors share one picture).
 
@@ -30,6 +31,7 @@ def draw_graph(
     legend:  show the legend of node kinds below the picture.
     max_nodes: the most elements drawn; a bigger graph has its modules collapsed automatically
              (given `forward=`) and whatever is still too much stands in one "+N more" box.
+    lang:    the language of the legend and summary: "en" or "zh" (default: set_language's).
     """
     if not tensors:
         raise TypeError("draw_graph needs at least one tensor")
@@ -42,4 +44,5 @@ def draw_graph(
         max_nodes=max_nodes,
         rankdir=rankdir,
         builder=builder,
+        lang=lang,
     )

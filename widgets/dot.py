@@ -14,7 +14,8 @@ from collections.abc import Mapping
 
 from .drawing import Box, Drawing
 from .labels import escape_html, format_shape, html_label, label_text, quoted
-from .model import KIND_NAMES, GNode
+from .model import GNode
+from .texts import say
 
 # fill colour, shape and style of each kind (torchviz's colours where it has the kind)
 NODE_STYLE = {
@@ -38,7 +39,6 @@ LEGEND = {
     "module": "3px double #b59f3b",
     "more": "2px dashed #666666",
 }
-LEGEND_NAMES = {**KIND_NAMES, "module": "collapsed module", "more": "nodes cut for size"}
 EDGE_STYLE = {
     "grad": {},
     "output": dict(style="bold", color="#4f7f1f"),
@@ -83,8 +83,8 @@ def node_lines(node: GNode) -> list[str]:
     return lines
 
 
-def to_dot(drawing: Drawing, *, rankdir: str = "TB") -> str:
-    """The DOT text for a Drawing (no layout yet)."""
+def to_dot(drawing: Drawing, *, rankdir: str = "TB", lang: str | None = None) -> str:
+    """The DOT text for a Drawing (no layout yet); box labels and tooltips in `lang`."""
     graph = {**GRAPH_ATTRS, "rankdir": rankdir}
     if drawing.size > FAST_LAYOUT:
         graph.update(FAST_ATTRS)
@@ -98,8 +98,8 @@ def to_dot(drawing: Drawing, *, rankdir: str = "TB") -> str:
     clustered = {nid for cl in drawing.clusters.values() for nid in cl.node_ids}
     out += [_node(node, titles[node.id]) for node in drawing.nodes if node.id not in clustered]
     boxes = {box.id: box for box in drawing.boxes}
-    out += [_box(box) for box in drawing.boxes if box.id not in clustered]
-    out += _clusters(drawing, boxes)
+    out += [_box(box, lang) for box in drawing.boxes if box.id not in clustered]
+    out += _clusters(drawing, boxes, lang)
     for edge in drawing.edges:
         attrs = {"id": edge.id, "class": f"mg-e-{edge.kind}", **EDGE_STYLE[edge.kind]}
         out.append(f"{edge.source} -> {edge.target} {attr_list(attrs)}")
@@ -117,15 +117,16 @@ def _node(node: GNode, title: str) -> str:
     return f"{node.id} {attr_list(attrs)}"
 
 
-def _box(box: Box) -> str:
+def _box(box: Box, lang: str | None) -> str:
     if box.path is None:
-        kind, tip = "more", "nodes farther from the roots, cut to keep the drawing small enough"
-        lines = ["draw a smaller part (an intermediate tensor) to see them"]
+        kind, tip = "more", say("box.more_tip", lang)
+        lines = [say("box.more_line", lang)]
     else:
-        kind, tip = "module", f"{box.path or '(model)'}: a collapsed module (a player opens it)"
-        lines = [f"{box.size} nodes inside"]
+        path = box.path or say("graph.model", lang)
+        kind, tip = "module", say("box.module_tip", lang, path=path)
+        lines = [say("box.inside", lang, n=box.size)]
     attrs = {
-        "label": html_label(box.title(), lines),
+        "label": html_label(box.title(lang), lines),
         "id": box.id,
         "tooltip": quoted(tip),
         "class": f"mg-n-{kind} mg-box",
@@ -134,7 +135,7 @@ def _box(box: Box) -> str:
     return f"{box.id} {attr_list(attrs)}"
 
 
-def _clusters(drawing: Drawing, boxes: dict[str, Box]) -> list[str]:
+def _clusters(drawing: Drawing, boxes: dict[str, Box], lang: str | None) -> list[str]:
     """Nested clusters as DOT subgraphs, each holding its nodes and its child clusters."""
     nodes = {n.id: n for n in drawing.nodes}
 
@@ -148,13 +149,13 @@ def _clusters(drawing: Drawing, boxes: dict[str, Box]) -> list[str]:
             "color": "#b59f3b",
             "fontsize": "10",
             "fontname": "Helvetica",
-            "tooltip": quoted(f"{path}: a player closes it on a click on the frame"),
+            "tooltip": quoted(say("box.cluster_tip", lang, path=path)),
             "class": "mg-cluster",
         }
         lines = [f"subgraph cluster_{cluster.id} {{", f"graph {attr_list(attrs)}"]
         for nid in cluster.node_ids:
             lines.append(
-                _node(nodes[nid], drawing.titles[nid]) if nid in nodes else _box(boxes[nid])
+                _node(nodes[nid], drawing.titles[nid]) if nid in nodes else _box(boxes[nid], lang)
             )
         for child in cluster.children:
             lines += write(child)
@@ -163,7 +164,7 @@ def _clusters(drawing: Drawing, boxes: dict[str, Box]) -> list[str]:
     return [line for cluster in drawing.top_clusters() for line in write(cluster.path)]
 
 
-def legend_html(drawing: Drawing) -> str:
+def legend_html(drawing: Drawing, lang: str | None = None) -> str:
     """The kinds drawn, as a row of swatches: HTML a notebook keeps even when it does not trust
     the output (no `<style>`, no `<svg>`: inline style attributes only). The swatches carry
     their own dark text on light fills, like the picture, so they read in any theme."""
@@ -174,7 +175,7 @@ def legend_html(drawing: Drawing) -> str:
         f'<span class="mg-static-legend-item mg-n-{kind}" style="display:inline-block;'
         f"margin:2px 6px 2px 0;padding:1px 6px;font-size:12px;color:#000000;"
         f'background-color:{NODE_STYLE[kind]["fillcolor"]};border:{LEGEND[kind]}">'
-        f"{escape_html(LEGEND_NAMES[kind])}</span>"
+        f"{escape_html(say(f'kind.{kind}', lang))}</span>"
         for kind in LEGEND
         if kind in kinds
     )

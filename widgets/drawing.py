@@ -19,6 +19,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from .model import GEdge, GNode, Graph
+from .texts import say
 
 MORE = "more"  # element id of the box standing for the nodes past the size limit
 RUNNABLE = ("backward", "accumulate")  # kinds the engine runs: the nodes frames mark done
@@ -37,10 +38,10 @@ class Box:
     def size(self) -> int:
         return len(self.members)
 
-    def title(self) -> str:
+    def title(self, lang: str | None = None) -> str:
         if self.path is None:
-            return f"+{self.size:,} more nodes"
-        return f"{self.path or '(model)'} ({self.cls})"
+            return say("box.more_title", lang, n=self.size)
+        return f"{self.path or say('graph.model', lang)} ({self.cls})"
 
 
 @dataclass
@@ -134,6 +135,7 @@ def plan(
     classes: Mapping[str, str] | None = None,
     collapsed: Collection[str] = (),
     limit: float = math.inf,
+    lang: str | None = None,
 ) -> Drawing:
     """Lay out which elements exist; `classes` maps module paths to class names (or None)."""
     classes = classes or {}
@@ -154,7 +156,7 @@ def plan(
     ordered = [boxes[p] for p in classes if p in boxes]  # named_modules() order
     if len(set(owner.values())) > limit:
         ordered = _cut(graph, owner, ordered, int(limit))
-    return _drawing(graph, classes, ids, owner, ordered)
+    return _drawing(graph, classes, ids, owner, ordered, lang)
 
 
 def _cut(graph: Graph, owner: dict[str, str], boxes: list[Box], limit: int) -> list[Box]:
@@ -177,12 +179,13 @@ def _drawing(
     ids: Mapping[str, str],
     owner: dict[str, str],
     boxes: list[Box],
+    lang: str | None,
 ) -> Drawing:
     shown = [n for n in graph.nodes.values() if owner[n.id] == n.id]
     drawing = Drawing(shown, [], boxes)
     drawing.alias = {nid: el for nid, el in owner.items() if nid != el}
     titles = graph.titles()
-    drawing.titles = {**titles, **{box.id: box.title() for box in boxes}}
+    drawing.titles = {**titles, **{box.id: box.title(lang) for box in boxes}}
     _merge_edges(graph, owner, drawing)
     _add_clusters(shown, drawing, classes, ids)
     for box in boxes:  # a box inside an expanded module sits in that module's cluster

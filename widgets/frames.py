@@ -26,6 +26,8 @@ from .labels import (
     full_text,
     summarize,
 )
+from .language import resolve
+from .texts import say
 from .walk import GraphBuilder
 
 # `grad_full` texts one recording carries at most (characters): a 10,000-node graph's frames
@@ -38,15 +40,16 @@ class ArrayTexts:
     """Summary, full text and edge label of each distinct array, made once: the same gradient
     shows up in several frames (sent on an edge, run by its node, summed, accumulated)."""
 
-    def __init__(self, budget: int | None = None) -> None:
+    def __init__(self, budget: int | None = None, lang: str = "en") -> None:
         self.cache: dict[tuple, tuple[str, str | None]] = {}
         self.budget = FULL_BUDGET if budget is None else budget
+        self.lang = lang
 
     def texts(self, arr: np.ndarray) -> tuple[str, str | None]:
         key = (arr.dtype.str, arr.shape, arr.tobytes())
         found = self.cache.get(key)
         if found is None:
-            found = self.cache[key] = (summarize(arr), full_text(arr))
+            found = self.cache[key] = (summarize(arr, self.lang), full_text(arr, self.lang))
         return found
 
     def summary(self, values: Any) -> str:
@@ -62,9 +65,10 @@ class ArrayTexts:
 
 
 class FrameMaker:
-    """Turns one trace's records into frames against one GraphBuilder's ids."""
+    """Turns one trace's records into frames against one GraphBuilder's ids, worded in `lang`."""
 
-    def __init__(self, builder: GraphBuilder) -> None:
+    def __init__(self, builder: GraphBuilder, lang: str | None = None) -> None:
+        self.lang = resolve(lang)
         self.b = builder
         self.graph = builder.graph
         self.out_edges: dict[str, list] = defaultdict(list)
@@ -73,8 +77,8 @@ class FrameMaker:
             self.out_edges[edge.source].append(edge)
             self.in_edges[edge.target].append(edge)
         self.title = self.graph.titles()  # model id -> THE name (model.Graph.titles)
-        self.arrays = ArrayTexts()
-        self.hooks = HookNamer(builder, self.title)
+        self.arrays = ArrayTexts(lang=self.lang)
+        self.hooks = HookNamer(builder, self.title, self.lang)
         self.deps: dict[str, int] = {}
         self.sent: Counter = Counter()  # (source, target, slot) edges already used by this run
         self.passes = 0
@@ -87,7 +91,10 @@ class FrameMaker:
         nid = self.nid(node)
         if nid is not None:
             return self.title[nid]
-        return "the seed" if node is None else adapters.node_name(node)
+        return self.say("step.seed") if node is None else adapters.node_name(node)
+
+    def say(self, key: str, **values: Any) -> str:
+        return say(key, self.lang, **values)
 
     def queue(self, nodes: list) -> list[str]:
         return [i for i in (self.nid(n) for n in nodes) if i is not None]
@@ -112,9 +119,10 @@ class FrameMaker:
         out = rec.get("output")
         small = out is not None and out.numel() <= VALUE_LIMIT
         values = format_values(adapters.to_numpy(out)) if small else None
-        when = "forward" if self.passes == 0 else "backward with create_graph"
-        text = f"{when}: {self.name(node)} created, output {format_shape(rec.get('shape'))}"
-        text += f" from {args}" if args else ""
+        when = self.say("step.forward" if self.passes == 0 else "step.double_backward")
+        shape = format_shape(rec.get("shape"))
+        text = self.say("step.created", when=when, node=self.name(node), shape=shape)
+        text += self.say("step.created_from", args=args) if args else ""
         text += f" = {values}" if values is not None else ""
         return {"node": self.nid(node), "text": text, "show": self._appears_with(node)}
 
@@ -125,16 +133,17 @@ class FrameMaker:
         self.deps = {
             self.nid(n): c for n, c in rec["dependencies"].items() if self.nid(n) is not None
         }
-        roots = ", ".join(self.name(n) for n in rec.get("root_nodes") or [])
+        roots = self.say("list.sep").join(self.name(n) for n in rec.get("root_nodes") or [])
         retain = rec.get("retain_graph")
-        mode = "" if retain is None else f", retain_graph={retain}"
-        mode += ", create_graph=True" if rec.get("create_graph") else ""
+        mode = "" if retain is None else self.say("step.retain_graph", value=retain)
+        mode += self.say("step.create_graph") if rec.get("create_graph") else ""
         return {
             "pass": self.passes,
             "deps": dict(self.deps),
             "queue": [],
-            "text": f"backward #{self.passes} from {roots}{mode}: "
-            f"{len(self.deps)} nodes wait for gradients",
+            "text": self.say(
+                "step.backward_start", n=self.passes, roots=roots, mode=mode, count=len(self.deps)
+            ),
         }
 
     def on_edge(self, rec: dict) -> dict:
@@ -153,20 +162,29 @@ class FrameMaker:
         grad = rec.get("grad")
         return {
             "edge": edge,
-            "edge_label": edge_text(grad) if edge is not None else None,
+            "edge_label": edge_text(grad, self.lang) if edge is not None else None,
             "node": tid,
             "deps": deps,
             **self._values(grad),
-            "text": f"{self.name(source)} → {self.name(target)}: gradient {self._sum(grad)}",
+            "text": self.say(
+                "step.edge",
+                source=self.name(source),
+                target=self.name(target),
+                grad=self._sum(grad),
+            ),
         }
 
     def on_buffer_sum(self, rec: dict) -> dict:
         return {
             "node": self.nid(rec["node"]),
             **self._values(rec["after"]),
-            "text": f"{self.name(rec['node'])} sums its inputs: "
-            f"{self._sum(rec['before'])} + {self._sum(rec['added'])} = "
-            f"{self._sum(rec['after'])}",
+            "text": self.say(
+                "step.buffer_sum",
+                node=self.name(rec["node"]),
+                before=self._sum(rec["before"]),
+                added=self._sum(rec["added"]),
+                after=self._sum(rec["after"]),
+            ),
         }
 
     def on_ready(self, rec: dict) -> dict:
@@ -178,8 +196,7 @@ class FrameMaker:
             "node": nid,
             "queue": queue,
             "deps": {nid: 0} if nid else None,
-            "text": f"{self.name(rec['node'])} is ready (every gradient it waits for has "
-            f"arrived); queue: {self._names(queue)}",
+            "text": self.say("step.ready", node=self.name(rec["node"]), queue=self._names(queue)),
         }
 
     def on_node_start(self, rec: dict) -> dict:
@@ -188,7 +205,9 @@ class FrameMaker:
             "node": self.nid(rec["node"]),
             "queue": self.queue(rec["queue"]),
             **self._values(grads[0] if len(grads) == 1 else None),
-            "text": f"run {self.name(rec['node'])} on grad_output {self._many(grads)}",
+            "text": self.say(
+                "step.node_start", node=self.name(rec["node"]), grads=self._many(grads)
+            ),
         }
 
     def on_node_run(self, rec: dict) -> dict:
@@ -198,7 +217,7 @@ class FrameMaker:
         return {
             "node": self.nid(node),
             "done": self.nid(node),
-            "text": f"{self.name(node)} returned grad_inputs {self._many(outs)}",
+            "text": self.say("step.node_run", node=self.name(node), grads=self._many(outs)),
         }
 
     def on_accumulate(self, rec: dict) -> dict:
@@ -213,7 +232,7 @@ class FrameMaker:
         return {
             "node": self.nid(node),
             "edge": edge,
-            "edge_label": edge_text(rec["added"]) if edge is not None else None,
+            "edge_label": edge_text(rec["added"], self.lang) if edge is not None else None,
             "done": self.nid(node),
             **self._values(rec["after"]),
             "leaf": {
@@ -238,8 +257,9 @@ class FrameMaker:
         return {
             "node": self.nid(rec["node"]),
             **self._values(rec.get("grad")),
-            "text": f"autograd.grad captures {self._sum(rec.get('grad'))} for input "
-            f"{rec.get('index')}",
+            "text": self.say(
+                "step.capture", grad=self._sum(rec.get("grad")), index=rec.get("index")
+            ),
         }
 
     def on_freed(self, rec: dict) -> dict:
@@ -249,28 +269,30 @@ class FrameMaker:
             for n in rec.get("saved") or []
             if (node, n) in self.b.saved_id
         ]
-        names = ", ".join(rec.get("saved") or [])
+        names = self.say("list.sep").join(rec.get("saved") or [])
         return {
             "node": self.nid(node),
             "freed": ids,
-            "text": f"{self.name(node)} frees its saved tensors ({names}): retain_graph "
-            "was not set",
+            "text": self.say("step.freed", node=self.name(node), names=names),
         }
 
     def on_error(self, rec: dict) -> dict:
-        text = f"{rec['error']} in {self.name(rec['node'])}: {rec['message']}"
+        node = self.name(rec["node"])
+        text = self.say("step.error", error=rec["error"], node=node, message=rec["message"])
         return {"node": self.nid(rec["node"]), "error": text, "text": text}
 
     def on_backward_end(self, rec: dict) -> dict:
-        return {"queue": [], "text": f"backward #{self.passes} finished"}
+        return {"queue": [], "text": self.say("step.backward_end", n=self.passes)}
 
     # --- formatting ----------------------------------------------------------------------
     def _names(self, ids: list[str], listed: int = 5) -> str:
         """The first few nodes of a queue by name, then how many more."""
         if not ids:
-            return "(empty)"
-        names = ", ".join(self.title[i] for i in ids[:listed])
-        return names + (f" and {len(ids) - listed} more" if len(ids) > listed else "")
+            return self.say("list.empty")
+        names = self.say("list.sep").join(self.title[i] for i in ids[:listed])
+        if len(ids) <= listed:
+            return names
+        return self.say("list.more", names=names, n=len(ids) - listed)
 
     def _sum(self, values: Any) -> str:
         return self.arrays.summary(values)
@@ -299,8 +321,10 @@ class FrameMaker:
             return self.title[tid]
         if t.grad_fn is not None:
             nid = self.nid(t.grad_fn)
-            return f"output of {self.title[nid]}" if nid else "tensor"
-        return self.b.name_of(t, "tensor")
+            return (
+                self.say("step.output_of", node=self.title[nid]) if nid else self.say("step.tensor")
+            )
+        return self.b.name_of(t, self.say("step.tensor"))
 
     def _appears_with(self, node: Any) -> list[str] | None:
         """Ids that appear when `node` is created: it, its edges, new leaves, constants and
@@ -321,6 +345,6 @@ class FrameMaker:
         return list(dict.fromkeys(show))
 
 
-def make_frames(records: list[dict], builder: GraphBuilder) -> list[dict]:
+def make_frames(records: list[dict], builder: GraphBuilder, lang: str | None = None) -> list[dict]:
     """One frame per record, in order."""
-    return FrameMaker(builder).run(records)
+    return FrameMaker(builder, lang).run(records)

@@ -19,18 +19,11 @@ from typing import Any
 import numpy as np
 
 from .labels import summarize, summarize_many
+from .texts import say
 from .walk import GraphBuilder
 
-KIND = {"prehook": "pre", "posthook": "post"}  # the engine's words -> the frames' kinds
-WORDS = {
-    "tensor": "tensor hook",
-    "retain_grad": "retain_grad",
-    "pre": "pre-hook",
-    "post": "post-hook",
-    "post_accumulate": "post-accumulate-grad hook",
-    "module_pre": "module backward pre-hook",
-    "module": "module backward hook",
-}
+KIND = {"prehook": "pre", "posthook": "post"}  # the engine's words -> the frames' kinds (texts.py
+# words each kind as `hook.<kind>`)
 SAW = {
     "pre": "grad_outputs ",
     "post": "grad_inputs ",
@@ -39,7 +32,7 @@ SAW = {
 }
 
 
-def function_label(function: Any, name: str) -> str | None:
+def function_label(function: Any, name: str, lang: str = "en") -> str | None:
     """A hook's name; a lambda's says where it was written (`<lambda> at cell line 3`). None
     when nothing tells it apart (the caller then numbers it)."""
     inner = getattr(function, "func", function)  # functools.partial
@@ -51,8 +44,8 @@ def function_label(function: Any, name: str) -> str | None:
         return None
     path = code.co_filename
     cell = "ipykernel_" in path or path.startswith("<ipython-input")
-    where = "cell" if cell else os.path.basename(path)
-    return f"<lambda> at {where} line {code.co_firstlineno}"
+    where = say("hook.cell", lang) if cell else os.path.basename(path)
+    return say("hook.lambda_at", lang, where=where, line=code.co_firstlineno)
 
 
 def _backward_hook_of(function: Any) -> tuple[Any, str] | None:
@@ -77,7 +70,8 @@ def _same(saw: Any, returned: Any) -> bool:
 class HookNamer:
     """Describes hook records against one builder's ids and one graph's titles."""
 
-    def __init__(self, builder: GraphBuilder, titles: dict[str, str]) -> None:
+    def __init__(self, builder: GraphBuilder, titles: dict[str, str], lang: str = "en") -> None:
+        self.lang = lang
         self.b = builder
         self.titles = titles
         self.fired: Counter = Counter()  # (kind, owner) -> hooks seen this pass, to number them
@@ -108,7 +102,7 @@ class HookNamer:
             else:
                 what = "grad_output" if side == "_output_hook" else "grad_input"
                 name = self.b.modules.module_name(module)
-                return None, f"{name} passes its {what} on for its backward hooks"
+                return None, say("hook.passes_on", self.lang, owner=name, what=what)
         if module is not None:
             owner = self.b.modules.module_name(module)
         elif kind in ("tensor", "retain_grad", "post_accumulate"):
@@ -119,8 +113,8 @@ class HookNamer:
         hook = {
             "kind": kind,
             "owner": owner,
-            "fn": ", ".join(names) if names else "(none)",
-            "saw": summarize_many(saw) if isinstance(saw, list) else summarize(saw),
+            "fn": ", ".join(names) if names else say("hook.none", self.lang),
+            "saw": self._summary(saw),
             "returned": self._returned(saw, returned),
             "target": target,
         }
@@ -129,9 +123,9 @@ class HookNamer:
 
     def _label(self, function: Any, name: str, kind: str, owner: str) -> str:
         self.fired[(kind, owner)] += 1
-        label = function_label(function, name) if function is not None else name
+        label = function_label(function, name, self.lang) if function is not None else name
         if not label or label == "<lambda>":
-            return f"hook {self.fired[(kind, owner)]} of {owner}"
+            return say("hook.numbered", self.lang, k=self.fired[(kind, owner)], owner=owner)
         return label
 
     def _tensor_owner(self, rec: dict, owner: str, target: str | None) -> tuple[str, str | None]:
@@ -145,29 +139,44 @@ class HookNamer:
             tid = self.b.graph.edges[seeds[0]].source if seeds else None
         if tid is not None:
             return self.titles[tid], tid
-        return (f"the output of {owner}" if slot == 0 else f"output {slot} of {owner}"), target
+        if slot == 0:
+            return say("hook.output", self.lang, owner=owner), target
+        return say("hook.output_slot", self.lang, slot=slot, owner=owner), target
 
-    @staticmethod
-    def _returned(saw: Any, returned: Any) -> str:
+    def _summary(self, values: Any) -> str:
+        if isinstance(values, list):
+            return summarize_many(values, self.lang)
+        return summarize(values, self.lang)
+
+    def _returned(self, saw: Any, returned: Any) -> str:
         if returned is None or returned is False:
             return "None"
         if returned is True:
-            return "replacement gradients"
+            return say("hook.replaced", self.lang)
         if _same(saw, returned):
-            return "the same gradients"
-        return summarize_many(returned) if isinstance(returned, list) else summarize(returned)
+            return say("hook.same", self.lang)
+        return self._summary(returned)
 
-    @staticmethod
-    def _text(hook: dict) -> str:
+    def _text(self, hook: dict) -> str:
         kind, owner, saw = hook["kind"], hook["owner"], hook["saw"]
         if kind == "retain_grad":
-            return f"retain_grad on {owner}: {owner}.grad = {saw}"
+            return say("hook.retain_text", self.lang, owner=owner, saw=saw)
+        words = say(f"hook.{kind}", self.lang)
         if kind == "post_accumulate":
-            return f"{WORDS[kind]} {hook['fn']} on {owner}: saw {owner}.grad = {saw}"
+            return say(
+                "hook.accumulate_text", self.lang, kind=words, fn=hook["fn"], owner=owner, saw=saw
+            )
         returned = hook["returned"]
         if returned == "None":
-            returned = "None (gradient unchanged)"
-        return (
-            f"{WORDS[kind]} {hook['fn']} on {owner}: saw {SAW.get(kind, '')}{saw}, "
-            f"returned {returned}"
+            returned = say("hook.unchanged", self.lang)
+        what = SAW.get(kind, "")
+        return say(
+            "hook.text",
+            self.lang,
+            kind=words,
+            fn=hook["fn"],
+            owner=owner,
+            what=what,
+            saw=saw,
+            returned=returned,
         )

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .texts import say
+
 VALUE_LIMIT = 8  # arrays with at most this many elements are printed whole
 SUMMARY_HEAD = 3  # a summary's first values
 FULL_LIMIT = 10_000  # elements written out in full (hover/click)
@@ -79,7 +81,7 @@ def _scalar(v: float | int | bool | complex) -> str:
     return str(v)
 
 
-def summarize(values: np.ndarray | None) -> str:
+def summarize(values: np.ndarray | None, lang: str | None = None) -> str:
     """An array in one short line: whole up to VALUE_LIMIT elements, else shape, dtype, the
     first values and statistics (`[4, 16] float32 [0.1, -0.2, 0.3, …] min -1.2 max 0.9 mean 0.01`).
 
@@ -91,12 +93,14 @@ def summarize(values: np.ndarray | None) -> str:
     arr = np.asarray(values)
     whole = format_values(arr)
     if whole is not None:
-        return whole if arr.size or arr.shape == (0,) else f"[] of shape {format_shape(arr.shape)}"
+        if arr.size or arr.shape == (0,):
+            return whole
+        return say("array.empty_shape", lang, shape=format_shape(arr.shape))
     head = ", ".join(_scalar(v) for v in arr.ravel()[:SUMMARY_HEAD].tolist())
-    return f"{format_shape(arr.shape)} {arr.dtype} [{head}, …] {_statistics(arr)}".rstrip()
+    return f"{format_shape(arr.shape)} {arr.dtype} [{head}, …] {_statistics(arr, lang)}".rstrip()
 
 
-def _statistics(arr: np.ndarray) -> str:
+def _statistics(arr: np.ndarray, lang: str | None) -> str:
     """`min … max … mean …` of a big array (see summarize)."""
     kind = arr.dtype.kind
     if kind == "b":
@@ -121,10 +125,11 @@ def _statistics(arr: np.ndarray) -> str:
     kept = arr[finite]
     if not kept.size:
         return counts
-    return (
-        f"{counts}; the {kept.size} finite: min {_number(kept.min())} max {_number(kept.max())} "
+    stats = (
+        f"min {_number(kept.min())} max {_number(kept.max())} "
         f"mean {_number(kept.mean(dtype=np.float64))}"
     )
+    return say("array.finite", lang, counts=counts, n=kept.size, stats=stats)
 
 
 def _number(x: float) -> str:
@@ -132,14 +137,14 @@ def _number(x: float) -> str:
     return f"{float(x) + 0.0:.4g}"
 
 
-def summarize_many(arrays: Sequence[np.ndarray | None]) -> str:
+def summarize_many(arrays: Sequence[np.ndarray | None], lang: str | None = None) -> str:
     """Several arrays (a node's gradients): one summary alone, more in parentheses."""
     if len(arrays) == 1:
-        return summarize(arrays[0])
-    return "(" + ", ".join(summarize(a) for a in arrays) + ")"
+        return summarize(arrays[0], lang)
+    return "(" + ", ".join(summarize(a, lang) for a in arrays) + ")"
 
 
-def full_text(values: np.ndarray | None) -> str | None:
+def full_text(values: np.ndarray | None, lang: str | None = None) -> str | None:
     """The whole array for the hover/click view, or None when `summarize` already shows it all.
 
     Written out by hand (6 significant digits, one line per row of the last axis) like
@@ -155,10 +160,9 @@ def full_text(values: np.ndarray | None) -> str | None:
     flat = arr.ravel()
     if arr.size > FULL_LIMIT:
         items = ", ".join(_full_scalar(v) for v in flat[:FULL_LIMIT].tolist())
-        return (
-            f"{format_shape(arr.shape)} {arr.dtype}, the first {FULL_LIMIT:,} of {arr.size:,} "
-            f"values in row-major order:\n[{items}, …]"
-        )
+        head = f"{format_shape(arr.shape)} {arr.dtype}"
+        first = say("array.first_values", lang, head=head, k=FULL_LIMIT, n=arr.size)
+        return f"{first}\n[{items}, …]"
     items = [_full_scalar(v) for v in flat.tolist()]
     for depth, size in enumerate(reversed(arr.shape)):
         sep = ", " if depth == 0 else "," + "\n" * depth  # a blank line between blocks
@@ -172,7 +176,7 @@ def _full_scalar(v: float | int | bool | complex) -> str:
     return str(v)
 
 
-def edge_text(values: np.ndarray | None) -> str:
+def edge_text(values: np.ndarray | None, lang: str | None = None) -> str:
     """What an edge carries, short enough to draw on it (at most EDGE_LABEL_WIDTH characters):
     the values when they fit, else the shape and the mean (or what is special about them)."""
     if values is None:
@@ -184,7 +188,7 @@ def edge_text(values: np.ndarray | None) -> str:
     shape = format_shape(arr.shape)
     kind = arr.dtype.kind
     if not arr.size:
-        return f"{shape} empty"
+        return say("array.empty", lang, shape=shape)
     if kind == "b":
         return f"{shape} {int(np.count_nonzero(arr))} True"
     if kind == "f" and not np.isfinite(arr).all():

@@ -11,15 +11,11 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-# kind -> how the summary line names it (in this order)
-KIND_NAMES = {
-    "tensor": "non-leaf tensor",
-    "leaf": "leaf requiring grad",
-    "constant": "constant leaf",
-    "backward": "backward node",
-    "accumulate": "AccumulateGrad",
-    "saved": "saved tensor",
-}
+from .language import resolve
+from .texts import say
+
+# node kinds, in the order the summary line counts them (texts.py names each: `kind.<kind>`)
+NODE_KINDS = ("tensor", "leaf", "constant", "backward", "accumulate", "saved")
 
 # edge kinds: a gradient between backward nodes, a root tensor seeding its grad_fn, an
 # AccumulateGrad writing its leaf's .grad, a saved tensor used by its node, a constant input
@@ -122,18 +118,37 @@ class Graph:
         return {nid: names[nid] for nid in self.nodes}
 
     def counts(self) -> dict[str, int]:
-        """Node counts by kind, in KIND_NAMES order, zero counts left out."""
+        """Node counts by kind, in NODE_KINDS order, zero counts left out."""
         found = Counter(n.kind for n in self.nodes.values())
-        return {kind: found[kind] for kind in KIND_NAMES if found[kind]}
+        return {kind: found[kind] for kind in NODE_KINDS if found[kind]}
 
-    def summary(self) -> str:
-        """`9 nodes, 8 edges: 1 non-leaf tensor, 2 leaves requiring grad, ...` (deterministic)."""
-        parts = [f"{n} {_plural(KIND_NAMES[k], n)}" for k, n in self.counts().items()]
-        head = (
-            f"{len(self.nodes)} {_plural('node', len(self.nodes))}, "
-            f"{len(self.edges)} {_plural('edge', len(self.edges))}"
+    def summary(self, lang: str | None = None) -> str:
+        """`9 nodes, 8 edges: 1 non-leaf tensor, 2 leaves requiring grad, ...` (deterministic);
+        in Chinese `9 个节点，8 条边：1 个非叶子张量，2 个需要梯度的叶子……`."""
+        lang = resolve(lang)
+        english = lang == "en"
+
+        def word(key: str, n: int) -> str:
+            text = say(key, lang)
+            if english:
+                return _plural(text, n)
+            return f" {text}" if text.isascii() else text  # 2 个 AccumulateGrad: spaced Latin
+
+        parts = [
+            say("graph.part", lang, n=n, word=word(f"kind.{k}", n))
+            for k, n in self.counts().items()
+        ]
+        n_nodes, n_edges = len(self.nodes), len(self.edges)
+        head = say(
+            "graph.head",
+            lang,
+            nodes=n_nodes,
+            nodes_word=_plural("node", n_nodes),
+            edges=n_edges,
+            edges_word=_plural("edge", n_edges),
         )
-        return head + (": " + ", ".join(parts) if parts else "")
+        sep = ", " if english else "，"
+        return head + (say("graph.parts", lang, parts=sep.join(parts)) if parts else "")
 
 
 def _numbered(same: dict[str, list[str]], names: dict[str, str]) -> None:

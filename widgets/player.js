@@ -36,9 +36,15 @@ const PRIORITY = ["mg-hidden", "mg-done", "mg-ready", "mg-freed-now", "mg-curren
 const RANK = new Map(PRIORITY.map((cls, i) => [cls, i]));
 const REDUCED_MOTION = typeof matchMedia === "function" &&
                        matchMedia("(prefers-reduced-motion: reduce)").matches;
-const HOOK_KINDS = { tensor: "tensor hook", retain_grad: "retain_grad hook", pre: "pre-hook",
-                     post: "post-hook", post_accumulate: "post-accumulate hook",
-                     module_pre: "module pre-hook", module: "module hook" };
+const HOOK_KINDS = ["tensor", "retain_grad", "pre", "post", "post_accumulate", "module_pre",
+                    "module"];
+
+// Every word shown comes with the player's data, in its language (widgets/texts.py, keys without
+// their `ui.` prefix): `say(texts, "more", { n: 3 })` fills the template's `{n}`.
+function say(texts, key, values = {}) {
+  const text = texts[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
+}
 
 function h(tag, cls, text) {
   const node = document.createElement(tag);
@@ -197,11 +203,8 @@ function fold(state, f) {
 }
 
 // --- the page --------------------------------------------------------------------------------
-const FORWARD_SECTIONS = [["created", "Created so far"]];
-const BACKWARD_SECTIONS = [["grad", "Gradient at this step"], ["queue", "Ready queue"],
-                           ["deps", "Waiting for gradients (dependency count)"],
-                           ["leaves", ".grad of leaves"], ["hooks", "Hooks fired (this pass)"],
-                           ["freed", "Freed saved tensors"], ["error", "Error"]];
+const FORWARD_SECTIONS = ["created"];
+const BACKWARD_SECTIONS = ["grad", "queue", "deps", "leaves", "hooks", "freed", "error"];
 
 function menu(cls, label, values, text) {
   const select = h("select", cls);
@@ -215,46 +218,47 @@ function menu(cls, label, values, text) {
 }
 
 // the toolbar and its controls, by name
-function toolbar(speedValue) {
+function toolbar(speedValue, texts) {
+  const t = (key) => say(texts, key);
   const controls = {
     bar: h("div", "mg-toolbar"),
-    first: button("mg-first", "« first", "first step (Home)"),
-    prev: button("mg-prev", "◀", "previous step (←)"),
-    play: button("mg-play", "▶ play", "play (space)"),
-    next: button("mg-step", "step ▶", "next step (→)"),
-    last: button("mg-last", "last »", "last step (End)"),
+    first: button("mg-first", t("first"), t("first_tip")),
+    prev: button("mg-prev", "◀", t("prev_tip")),
+    play: button("mg-play", t("play"), t("play_tip")),
+    next: button("mg-step", t("next"), t("next_tip")),
+    last: button("mg-last", t("last"), t("last_tip")),
     slider: h("input", "mg-slider"),
     counter: h("span", "mg-counter"),
-    speed: menu("mg-speed", "playing speed", SPEEDS, (v) => `${v}×`),
-    zoom: menu("mg-zoom", "zoom", ZOOMS, (v) => v),
-    zoomOut: button("mg-zoom-out", "−", "zoom out (or ctrl + wheel)"),
-    zoomIn: button("mg-zoom-in", "+", "zoom in (or ctrl + wheel)"),
-    fit: button("mg-fit", "fit", "fit the whole graph in the view"),
+    speed: menu("mg-speed", t("speed_tip"), SPEEDS, (v) => `${v}×`),
+    zoom: menu("mg-zoom", t("zoom"), ZOOMS, (v) => (v.endsWith("%") ? v : t(`zoom.${v}`))),
+    zoomOut: button("mg-zoom-out", "−", t("zoom_out_tip")),
+    zoomIn: button("mg-zoom-in", "+", t("zoom_in_tip")),
+    fit: button("mg-fit", t("fit"), t("fit_tip")),
   };
   const { bar, first, prev, play, next, last, slider, counter, speed, zoom } = controls;
   bar.setAttribute("role", "toolbar");
-  bar.setAttribute("aria-label", "player controls");
+  bar.setAttribute("aria-label", t("controls"));
   slider.type = "range";
   slider.min = "0";
-  slider.setAttribute("aria-label", "step");
+  slider.setAttribute("aria-label", t("step"));
   counter.setAttribute("aria-hidden", "true"); // the slider announces the same
   speed.value = String(speedValue);
   zoom.appendChild(h("option", "mg-custom-zoom")); // shows a wheel zoom's percentage
   zoom.lastChild.hidden = true;
-  bar.append(first, prev, play, next, last, slider, counter, h("span", "mg-label", "speed"),
-             speed, h("span", "mg-label", "zoom"), controls.zoomOut, zoom, controls.zoomIn,
+  bar.append(first, prev, play, next, last, slider, counter, h("span", "mg-label", t("speed")),
+             speed, h("span", "mg-label", t("zoom")), controls.zoomOut, zoom, controls.zoomIn,
              controls.fit);
   return controls;
 }
 
 // the side panel: one titled section per kind of engine state; `sections` maps key -> content
-function sidePanel(mode) {
+function sidePanel(mode, texts) {
   const panel = h("div", "mg-panel");
   const sections = {};
-  for (const [key, title] of mode === "forward" ? FORWARD_SECTIONS : BACKWARD_SECTIONS) {
+  for (const key of mode === "forward" ? FORWARD_SECTIONS : BACKWARD_SECTIONS) {
     const box = h("div", `mg-section mg-sec-${key}`);
     const content = h("div", "mg-content");
-    box.append(h("div", "mg-title", title), content);
+    box.append(h("div", "mg-title", say(texts, `section.${key}`)), content);
     panel.appendChild(box);
     sections[key] = content;
   }
@@ -262,12 +266,12 @@ function sidePanel(mode) {
 }
 
 // the drawing's scroll area, with the minimap floating over its corner
-function stage() {
+function stage(texts) {
   const wrap = h("div", "mg-stage");
   const graph = h("div", "mg-graph");
   const minimap = h("div", "mg-minimap");
   minimap.setAttribute("aria-hidden", "true"); // a pointer shortcut; scrolling does the same
-  minimap.title = "the whole graph: click or drag to move the view";
+  minimap.title = say(texts, "minimap");
   minimap.hidden = true;
   const image = h("img", "mg-minimap-image");
   image.alt = "";
@@ -281,30 +285,30 @@ function stage() {
 // one view of the player: its page, the recorded frames (set by `reload`) and how far it has got
 function buildView(model, el) {
   const mode = model.get("mode");
+  const texts = model.get("texts") || {};
   const root = h("div", "mg-player");
   root.dataset.mode = mode;
   root.tabIndex = 0; // focusable, so the keys work right after a click on the picture
   root.setAttribute("role", "group");
-  root.setAttribute("aria-label", `${mode} pass player: ← → step, space play or pause, ` +
-                    "Home and End first and last step");
+  root.setAttribute("aria-label", say(texts, `player.${mode}`));
   el.appendChild(root);
-  const controls = toolbar(model.get("speed"));
+  const controls = toolbar(model.get("speed"), texts);
   const summary = h("div", "mg-summary");
   const stepText = h("div", "mg-step-text");
   stepText.setAttribute("aria-live", "polite"); // each step is read out
   stepText.setAttribute("role", "status");
   const body = h("div", "mg-body");
   const main = h("div", "mg-main");
-  const parts = stage();
+  const parts = stage(texts);
   const legend = h("div", "mg-legend");
   legend.setAttribute("role", "note");
-  legend.setAttribute("aria-label", "legend");
+  legend.setAttribute("aria-label", say(texts, "legend"));
   main.append(parts.wrap, legend);
-  const { panel, sections } = sidePanel(mode);
+  const { panel, sections } = sidePanel(mode, texts);
   body.append(main, panel);
   root.append(controls.bar, summary, stepText, body);
   return {
-    model, mode, root, ...controls, summary, stepText, ...parts, legend, sections,
+    model, mode, texts, root, ...controls, summary, stepText, ...parts, legend, sections,
     shownLines: {}, // section -> the text it shows now (unchanged sections are not touched)
     opened: {}, // section -> true when its "… N more" was clicked
     frames: [],
@@ -376,7 +380,7 @@ function preparePaper(view, svgText) {
   svg.removeAttribute("width"); // the zoom sets the size
   svg.removeAttribute("height");
   svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", `graph: ${view.model.get("summary")}`);
+  svg.setAttribute("aria-label", say(view.texts, "graph", { summary: view.model.get("summary") }));
   const paper = svg.querySelector("g.graph") || svg;
   const m = paper.transform && paper.transform.baseVal.consolidate();
   view.toSvg = m ? m.matrix : svg.createSVGMatrix(); // paper units -> SVG units
@@ -449,30 +453,31 @@ function elementOf(view, id) {
 // --- the legend (HTML, outside the drawing, drawn with the drawing's own CSS) --------------
 // fill and shape of each node kind: the same as NODE_STYLE in widgets/dot.py
 const KINDS = [
-  ["tensor", "non-leaf tensor", "#caff70", "box"],
-  ["leaf", "leaf requiring grad", "#add8e6", "box"],
-  ["constant", "constant leaf", "#f2f2f2", "dashed"],
-  ["backward", "backward node", "#e8e8e8", "rounded"],
-  ["accumulate", "AccumulateGrad", "#d9d2e9", "rounded"],
-  ["saved", "saved tensor", "#ffcc99", "note"],
-  ["module", "collapsed module (click opens it)", "#fff2cc", "box3d"],
+  ["tensor", "#caff70", "box"],
+  ["leaf", "#add8e6", "box"],
+  ["constant", "#f2f2f2", "dashed"],
+  ["backward", "#e8e8e8", "rounded"],
+  ["accumulate", "#d9d2e9", "rounded"],
+  ["saved", "#ffcc99", "note"],
+  ["module", "#fff2cc", "box3d"],
 ];
 // A swatch's class is `mg-key-<state>`: player.css styles it with the same rule as an element
 // of the drawing in that state, while a query for the drawing's `g.node.mg-current` finds none.
+// [state, its words (texts key `state.<words>`), shape, fill]
 const STATES = {
   backward: [
-    ["current", "current: running now (thickest border)", "rounded", "#e8e8e8"],
-    ["ready", "ready: in the queue (dashed)", "rounded", "#e8e8e8"],
-    ["done", "done this pass (dotted)", "rounded", "#e8e8e8"],
-    ["freed-now", "freed saved tensor (faded)", "note", "#ffcc99"],
-    ["active", "active edge, with the gradient it carries", "edge"],
-    ["updated", "leaf whose .grad was just written (.grad badge)", "box", "#add8e6"],
-    ["hook", "hook fired (⚑ badge names its kind)", "hook"],
-    ["error", "error (dash-dot, ✗)", "rounded", "#e8e8e8"],
+    ["current", "current", "rounded", "#e8e8e8"],
+    ["ready", "ready", "rounded", "#e8e8e8"],
+    ["done", "done", "rounded", "#e8e8e8"],
+    ["freed-now", "freed-now", "note", "#ffcc99"],
+    ["active", "active", "edge"],
+    ["updated", "updated", "box", "#add8e6"],
+    ["hook", "hook", "hook"],
+    ["error", "error", "rounded", "#e8e8e8"],
   ],
   forward: [
-    ["current", "created at this step (thickest border)", "rounded", "#e8e8e8"],
-    ["hidden", "not created yet (faint)", "rounded", "#e8e8e8"],
+    ["current", "created", "rounded", "#e8e8e8"],
+    ["hidden", "hidden", "rounded", "#e8e8e8"],
   ],
 };
 const SHAPES = {
@@ -512,27 +517,29 @@ function legendItem(svg, text) {
   return item;
 }
 
-function legendRow(title, items) {
+function legendRow(title, colon, items) {
   const row = h("div", "mg-legend-row");
   row.setAttribute("role", "list");
   row.setAttribute("aria-label", title);
-  row.append(h("span", "mg-legend-title", `${title}:`), ...items);
+  row.append(h("span", "mg-legend-title", `${title}${colon}`), ...items);
   return row;
 }
 
 // node kinds drawn in this graph, and what the animation's looks mean
 function fillLegend(view) {
-  const { legend, graph, mode } = view;
+  const { legend, graph, mode, texts } = view;
   legend.textContent = "";
   legend.hidden = !view.svg || view.model.get("legend") === false; // player(legend=False)
   if (legend.hidden) return;
   const kinds = KINDS.filter(([kind]) => graph.querySelector(`g.node.mg-n-${kind}`));
   const states = STATES[mode];
   legend.append(
-    legendRow("Nodes", kinds.map(([kind, text, fill, shape]) =>
-      legendItem(swatch(`mg-key mg-key-${kind}`, shape, fill), text))),
-    legendRow(mode === "forward" ? "Steps" : "Engine", states.map(([state, text, shape, fill]) =>
-      legendItem(swatch(`mg-key mg-key-${state}`, shape, fill), text))),
+    legendRow(say(texts, "legend.nodes"), say(texts, "colon"), kinds.map(([kind, fill, shape]) =>
+      legendItem(swatch(`mg-key mg-key-${kind}`, shape, fill), say(texts, `kind.${kind}`)))),
+    legendRow(say(texts, mode === "forward" ? "legend.steps" : "legend.engine"),
+              say(texts, "colon"), states.map(([state, words, shape, fill]) =>
+                legendItem(swatch(`mg-key mg-key-${state}`, shape, fill),
+                           say(texts, `state.${words}`)))),
   );
 }
 
@@ -748,9 +755,11 @@ function makeBadge(cls) {
   return g;
 }
 
-// a badge's width in paper units (its font is monospace: no measuring, no layout)
+// a badge's width in paper units (its font is monospace: no measuring, no layout); a CJK
+// character takes two columns
 function badgeWidth(text) {
-  return Math.min(text.length, BADGE.maxChars) * BADGE.charWidth + 2 * BADGE.pad;
+  const wide = (text.match(/[\u2e80-\u9fff\uff00-\uffef]/g) || []).length;
+  return Math.min(text.length + wide, BADGE.maxChars) * BADGE.charWidth + 2 * BADGE.pad;
 }
 
 // write `text` in badge `g` with its box's point (ax, ay) (fractions of its size) at (x, y),
@@ -815,7 +824,8 @@ function drawHookFlash(view, f) {
   const el = hook ? elementOf(view, hook.target) : null;
   const box = el ? boxOf(view, el) : null;
   if (!box) return hideBadge(view.hookFlash);
-  const kind = HOOK_KINDS[hook.kind] || (hook.kind ? `${hook.kind} hook` : "hook");
+  const kind = HOOK_KINDS.includes(hook.kind) ? say(view.texts, `hook.${hook.kind}`)
+    : hook.kind ? say(view.texts, "hook.other", { kind: hook.kind }) : say(view.texts, "hook");
   placeBadge(view.hookFlash, `⚑ ${kind}`, box.x + box.width, box.y - 3, 0.7, 1, hook.text,
              view.paper);
   view.hookFlash.dataset.for = el;
@@ -1034,7 +1044,7 @@ function fill(view, key, lines, total, empty) {
     if (full && full !== line) {
       div.title = full; // the whole array on hover, and on a click:
       const more = h("details", "mg-full");
-      more.append(h("summary", "", "all values"), h("pre", "", full));
+      more.append(h("summary", "", say(view.texts, "all_values")), h("pre", "", full));
       box.append(div, more);
     } else {
       box.appendChild(div);
@@ -1042,7 +1052,7 @@ function fill(view, key, lines, total, empty) {
   }
   const rest = total - lines.length;
   if (view.opened[key] && rest > 0) {
-    box.appendChild(h("div", "mg-empty", `… ${rest} more not listed`));
+    box.appendChild(h("div", "mg-empty", say(view.texts, "not_listed", { n: rest })));
   }
   if (rest > 0 || view.opened[key]) box.appendChild(moreButton(view, key, rest));
 }
@@ -1050,8 +1060,9 @@ function fill(view, key, lines, total, empty) {
 // "… N more" opens a list (up to LONG_LIST lines); once open, "show fewer" closes it again
 function moreButton(view, key, rest) {
   const open = Boolean(view.opened[key]);
-  const more = open ? button("mg-more", "show fewer", "show fewer lines")
-                    : button("mg-more", `… ${rest} more`, `show ${rest} more lines`);
+  const t = (key) => say(view.texts, key, { n: rest });
+  const more = open ? button("mg-more", t("fewer"), t("fewer_tip"))
+                    : button("mg-more", t("more"), t("more_tip"));
   more.addEventListener("click", () => {
     view.opened[key] = !open;
     paintPanel(view);
@@ -1064,7 +1075,8 @@ function paintPanel(view) {
   const f = frames[current] || {};
   view.counter.textContent = `${current + 1} / ${frames.length}`;
   view.slider.value = String(current);
-  view.slider.setAttribute("aria-valuetext", `step ${current + 1} of ${frames.length}`);
+  view.slider.setAttribute("aria-valuetext",
+                           say(view.texts, "step_of", { k: current + 1, n: frames.length }));
   view.stepText.textContent = f.text || "";
   root.dataset.frame = String(current);
   root.dataset.kind = f.kind || "";
@@ -1076,27 +1088,28 @@ function paintCreated(view) {
   const { created } = view.state;
   const recent = created.slice(-(view.opened.created ? LONG_LIST : SHORT_LIST)).reverse();
   const lines = recent.map((id) => ({ text: title(view, id) }));
-  fill(view, "created", lines, created.length, "nothing yet");
+  fill(view, "created", lines, created.length, say(view.texts, "nothing_yet"));
   const head = view.sections.created.parentElement.querySelector(".mg-title");
-  head.textContent = `Created so far (${created.length}, newest first)`;
+  head.textContent = say(view.texts, "section.created_count", { n: created.length });
 }
 
 function paintEngineState(view, f) {
   const { state } = view;
+  const none = say(view.texts, "none");
   const named = (id) => ({ text: title(view, id) });
   const list = (key, items, total, line, empty) =>
     fill(view, key, firstLines(view, key, items, line), total, empty);
   fill(view, "grad", f.grad ? [{ text: f.grad, full: f.grad_full }] : [], f.grad ? 1 : 0, "—");
-  list("queue", state.queue, state.queue.length, named, "(empty)");
+  list("queue", state.queue, state.queue.length, named, say(view.texts, "empty"));
   list("deps", state.waiting, state.waiting.size,
-       (id) => ({ text: `${title(view, id)}: ${state.deps.get(id)}` }), "none");
+       (id) => ({ text: `${title(view, id)}: ${state.deps.get(id)}` }), none);
   list("leaves", state.leaves.values(), state.leaves.size,
        (l) => ({ text: `${l.name}.grad: ${l.before} → ${l.after}`, full: l.after_full }),
-       "no .grad written yet");
-  list("hooks", state.hooks, state.hooks.length, (k) => ({ text: k.text }), "none");
-  list("freed", state.freed, state.freed.size, named, "none");
+       say(view.texts, "no_grad_yet"));
+  list("hooks", state.hooks, state.hooks.length, (k) => ({ text: k.text }), none);
+  list("freed", state.freed, state.freed.size, named, none);
   fill(view, "error", state.error ? [{ text: state.error.error }] : [], state.error ? 1 : 0,
-       "none");
+       none);
   view.sections.error.parentElement.classList.toggle("mg-has-error", Boolean(state.error));
 }
 
@@ -1111,8 +1124,8 @@ function stepDelay(view) {
 }
 
 function showPlaying(view, playing) {
-  view.play.textContent = playing ? "❚❚ pause" : "▶ play";
-  view.play.setAttribute("aria-label", playing ? "pause (space)" : "play (space)");
+  view.play.textContent = say(view.texts, playing ? "pause" : "play");
+  view.play.setAttribute("aria-label", say(view.texts, playing ? "pause_tip" : "play_tip"));
   view.play.title = view.play.getAttribute("aria-label");
   view.play.setAttribute("aria-pressed", String(playing));
   view.root.dataset.playing = String(playing);

@@ -27,8 +27,10 @@ from IPython.display import display
 
 from .frames import FrameMaker
 from .labels import escape_html
+from .language import resolve
 from .replay import replay_html
 from .svg import LayoutError
+from .texts import front_end, say
 from .view import MAX_NODES, GraphView
 
 if TYPE_CHECKING:  # a trace makes its player (`Trace.player`): trace.py imports this module
@@ -44,7 +46,6 @@ HIDE_DEAD_WIDGET = (
     "<style>.jp-OutputArea-child:has(.mg-fallback) + .jp-OutputArea-child > "
     ".jp-OutputArea-output.lm-Panel:not(:has(*)) { display: none; }</style>"
 )
-REPLAY_NOTE = "▶ Run this cell to replay the animation (a live player replaces this picture)."
 
 
 class Player(anywidget.AnyWidget):
@@ -66,6 +67,8 @@ class Player(anywidget.AnyWidget):
     frame = traitlets.Int(0).tag(sync=True)
     speed = traitlets.Float(1.0).tag(sync=True)
     key = traitlets.Unicode("").tag(sync=True)  # links the live view to its picture output
+    lang = traitlets.Unicode("en").tag(sync=True)
+    texts = traitlets.Dict().tag(sync=True)  # the front end's words in `lang` (texts.py)
 
     def __init__(
         self,
@@ -77,11 +80,15 @@ class Player(anywidget.AnyWidget):
         rankdir: str = "TB",
         speed: float = 1.0,
         frame: int = 0,
+        lang: str | None = None,
     ) -> None:
+        lang = resolve(lang)
         t0 = time.perf_counter()
-        frames = FrameMaker(trace.builder).run(trace.records)
+        frames = FrameMaker(trace.builder, lang).run(trace.records)
         t1 = time.perf_counter()
-        view = trace.draw(collapse=collapse, legend=legend, max_nodes=max_nodes, rankdir=rankdir)
+        view = trace.draw(
+            collapse=collapse, legend=legend, max_nodes=max_nodes, rankdir=rankdir, lang=lang
+        )
         choose_ms = (time.perf_counter() - t1) * 1000  # which modules to collapse, for size
         picture = self._picture(view)
         timings = picture["timings"]
@@ -94,6 +101,8 @@ class Player(anywidget.AnyWidget):
             speed=speed,
             frame=frame,
             key=uuid.uuid4().hex,
+            lang=lang,
+            texts=front_end(lang),
             **picture,
         )
         self.trace = trace
@@ -147,9 +156,15 @@ class Player(anywidget.AnyWidget):
 
     def __repr__(self) -> str:
         passes = sum(1 for f in self.frames if f["kind"] == "backward_start")
-        what = f", {passes} backward {'pass' if passes == 1 else 'passes'}" if passes else ""
-        return (
-            f"{type(self).__name__}({len(self.frames)} frames{what}; graph {self.view.summary()})"
+        word = "pass" if passes == 1 else "passes"
+        what = say("player.passes", self.lang, n=passes, word=word) if passes else ""
+        return say(
+            "player.caption",
+            self.lang,
+            cls=type(self).__name__,
+            frames=len(self.frames),
+            passes=what,
+            summary=self.view.summary(),
         )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict, dict]:
@@ -163,7 +178,7 @@ class Player(anywidget.AnyWidget):
         return (
             f'<div class="mg-static mg-fallback" data-mg-player="{self.key}">{HIDE_DEAD_WIDGET}'
             f'<div class="mg-caption">{escape_html(repr(self))}</div>'
-            f'<div class="mg-note">{escape_html(REPLAY_NOTE)}</div>'
+            f'<div class="mg-note">{escape_html(say("player.replay_note", self.lang))}</div>'
             f"{self.view.picture_html()}</div>"
         )
 
@@ -186,7 +201,7 @@ class Player(anywidget.AnyWidget):
         network. Module boxes do not open there (that needs a new layout from the kernel).
         """
         path = Path(path)
-        page = replay_html(self.replay_state(), title or repr(self), HERE)
+        page = replay_html(self.replay_state(), title or repr(self), HERE, self.lang)
         path.write_text(page, encoding="utf-8")
         return path
 

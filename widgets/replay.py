@@ -31,7 +31,7 @@ render({ model, el: document.getElementById("mg-replay") });
 """
 
 PAGE = """<!DOCTYPE html>
-<html lang="en">
+<html lang="{lang}">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy"
@@ -66,7 +66,7 @@ def _inline(text: str, tag: str) -> str:
     return text
 
 
-def replay_html(state: dict[str, Any], title: str, here: Path) -> str:
+def replay_html(state: dict[str, Any], title: str, here: Path, lang: str = "en") -> str:
     """The page for a player whose synced traits are `state`; `here` holds player.js/.css."""
     js = (here / "player.js").read_text(encoding="utf-8")
     if EXPORT_LINE not in js:
@@ -75,6 +75,7 @@ def replay_html(state: dict[str, Any], title: str, here: Path) -> str:
     css = (here / "player.css").read_text(encoding="utf-8")
     data = json.dumps(state, ensure_ascii=False).replace("<", "\\u003c")  # no tag inside
     return PAGE.format(
+        lang="zh-CN" if lang == "zh" else "en",
         title=escape_html(title),
         css=_inline(css, "style"),
         state=data,

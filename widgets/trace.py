@@ -51,9 +51,9 @@ class Trace:
         """Module path -> class name (empty when no module was given)."""
         return self.modules.classes
 
-    def frames(self) -> list[dict]:
-        """One JSON-ready frame per record (see frames.py)."""
-        return make_frames(self.records, self.builder)
+    def frames(self, lang: str | None = None) -> list[dict]:
+        """One JSON-ready frame per record (see frames.py), worded in `lang`."""
+        return make_frames(self.records, self.builder, lang)
 
     def draw(self, **options: Any) -> GraphView:
         """The static view of the recorded graph (options as for GraphView)."""
@@ -70,7 +70,7 @@ class Trace:
         return titles[nid]
 
     def player(self, **options: Any) -> Player:
-        """The animated player for this trace."""
+        """The animated player for this trace (options as for Player, e.g. `lang="zh"`)."""
         return (ForwardPlayer if self.kind == "forward" else BackwardPlayer)(self, **options)
 
     def __repr__(self) -> str:

@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any
 from .dot import legend_html, to_dot
 from .drawing import Drawing, auto_collapse, module_ids, plan
 from .labels import escape_html
+from .language import resolve
 from .model import Graph
 from .svg import LayoutError, layout_svg
+from .texts import say
 
 if TYPE_CHECKING:
     from .walk import GraphBuilder
@@ -60,13 +62,14 @@ def natural_key(path: str) -> list:
     return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", path) if p]
 
 
-def short_list(names: Collection[str], listed: int = LISTED) -> str:
+def short_list(names: Collection[str], listed: int = LISTED, lang: str | None = None) -> str:
     """`a, b, c, d, e and 7 more`, in natural order (the root module is `(model)`)."""
-    ordered = [n or "(model)" for n in sorted(names, key=natural_key)]
+    ordered = [n or say("graph.model", lang) for n in sorted(names, key=natural_key)]
+    sep = say("list.sep", lang)
     rest = len(ordered) - listed
     if rest <= 1:  # "and 1 more" is no shorter than the name itself
-        return ", ".join(ordered)
-    return ", ".join(ordered[:listed]) + f" and {rest} more"
+        return sep.join(ordered)
+    return say("list.more", lang, names=sep.join(ordered[:listed]), n=rest)
 
 
 class GraphView:
@@ -76,6 +79,7 @@ class GraphView:
                (when `collapse` is not given) and whatever is still too much cut (drawing.py).
     legend:    show the legend of node kinds below the picture.
     builder:   the GraphBuilder the graph came from, so `title` also accepts tensors and nodes.
+    lang:      the language of its words ("en" or "zh"; None: widgets.set_language's choice).
     """
 
     def __init__(
@@ -88,7 +92,9 @@ class GraphView:
         max_nodes: int = MAX_NODES,
         rankdir: str = "TB",
         builder: GraphBuilder | None = None,
+        lang: str | None = None,
     ) -> None:
+        self.lang = resolve(lang)
         self.graph = graph
         self.classes = dict(classes or {})
         self.collapsed = collapsed_paths(self.classes, collapse, graph)
@@ -136,7 +142,9 @@ class GraphView:
         """What is drawn with the current collapsed modules (computed once per choice)."""
         key = frozenset(self.collapsed)
         if key not in self._drawings:
-            self._drawings[key] = plan(self.graph, self.classes, self.collapsed, self.max_nodes)
+            self._drawings[key] = plan(
+                self.graph, self.classes, self.collapsed, self.max_nodes, self.lang
+            )
         return self._drawings[key]
 
     def title(self, obj: Any) -> str:
@@ -152,23 +160,20 @@ class GraphView:
 
     def summary(self) -> str:
         """The graph's node counts by kind, plus what is collapsed or cut (deterministic)."""
-        text = self.graph.summary()
+        text = self.graph.summary(self.lang)
         if self.collapsed:
-            how = "collapsed automatically" if self.auto else "collapsed"
-            text += f"; {how}: {short_list(self.collapsed)}"
+            how = "graph.collapsed_auto" if self.auto else "graph.collapsed"
+            text += say(how, self.lang, names=short_list(self.collapsed, lang=self.lang))
         more = self.drawing().more
         if more is not None:
-            text += (
-                f"; drawn: the {self.drawing().size - 1:,} elements nearest the roots, "
-                f"{more.size:,} more nodes in one box"
-            )
+            text += say("graph.cut", self.lang, k=self.drawing().size - 1, n=more.size)
         return text
 
     def source(self) -> str:
         """DOT text (written once per set of collapsed modules)."""
         key = frozenset(self.collapsed)
         if key not in self._sources:  # writing DOT for 2,000 nodes takes ~0.15 s: once
-            self._sources[key] = to_dot(self.drawing(), rankdir=self.rankdir)
+            self._sources[key] = to_dot(self.drawing(), rankdir=self.rankdir, lang=self.lang)
         return self._sources[key]
 
     def svg(self) -> str:
@@ -184,8 +189,8 @@ class GraphView:
             svg = self.svg()
         except LayoutError as err:
             return f'<pre class="mg-message">{escape_html(str(err))}</pre>'
-        legend = legend_html(self.drawing()) if self.legend else ""
-        return svg_image(svg, alt=f"graph: {self.summary()}") + legend
+        legend = legend_html(self.drawing(), self.lang) if self.legend else ""
+        return svg_image(svg, alt=say("graph.alt", self.lang, summary=self.summary())) + legend
 
     def html(self, caption: str = "") -> str:
         """HTML showing the picture (or the reason there is none) under a caption line."""
