@@ -115,7 +115,9 @@ class FrameMaker:
     def on_node_created(self, rec: dict) -> dict:
         node = rec["node"]
         inputs = [t for t in rec.get("inputs") or [] if t is not None]
-        args = ", ".join(f"{self._tensor_name(t)} {format_shape(tuple(t.shape))}" for t in inputs)
+        args = self.say("list.sep").join(
+            f"{self._tensor_name(t)} {format_shape(tuple(t.shape))}" for t in inputs
+        )
         out = rec.get("output")
         small = out is not None and out.numel() <= VALUE_LIMIT
         values = format_values(adapters.to_numpy(out)) if small else None

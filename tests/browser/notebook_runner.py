@@ -43,10 +43,9 @@ def run_notebook(page, lab, nb, stem: str, timeout_ms: int = 120_000, tracebacks
     # NOT .jp-Notebook-ExecutionIndicator[data-status=idle]: it reads idle while
     # "No Kernel | Initializing"
     expect(
-        page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\) \| Idle$"))
+        page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\) \| (Idle|空闲)$"))
     ).to_be_visible(timeout=timeout_ms)
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+    run_all(page)
     expect(page.locator(".jp-OutputArea-output", has_text=SENTINEL)).to_be_visible(
         timeout=timeout_ms
     )
@@ -83,6 +82,27 @@ def set_theme(lab, theme: str | None) -> None:
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"theme": theme}))
+
+
+def set_locale(lab, locale: str | None) -> None:
+    """JupyterLab's display language (None: English), as `make lab LANG=zh` sets it."""
+    path = lab.home / "user-settings/@jupyterlab/translation-extension/plugin.jupyterlab-settings"
+    if locale is None:
+        path.unlink(missing_ok=True)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"locale": locale}))
+
+
+# menu labels in English or in the zh_CN language pack's words
+RUN_MENU = re.compile(r"^(Run|运行)$")
+RUN_ALL = re.compile(r"^(Run All Cells|运行所有单元格)$")
+
+
+def run_all(page) -> None:
+    """Run > Run All Cells, from the menu bar, in either language."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=RUN_MENU).click()
+    page.locator(".lm-Menu-itemLabel", has_text=RUN_ALL).click()
 
 
 def artifact(name: str) -> str:

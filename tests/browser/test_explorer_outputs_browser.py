@@ -22,6 +22,7 @@ from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 from notebook_runner import (
     artifact,
+    run_all,
     run_notebook,
     set_theme,
     wait_idle_kernel,
@@ -223,8 +224,7 @@ def test_notebook7_first_open_and_live(lab, chromium, executed):
         page.screenshot(path=artifact("explorer-notebook7-untrusted.png"))
 
         wait_idle_kernel(lab)
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        run_all(page)
         players = page.locator(f"{OUT} .mg-player")
         expect(players).to_have_count(PLAYERS, timeout=120_000)
         for i in range(PLAYERS):

@@ -1,4 +1,5 @@
-"""Every lesson in a real JupyterLab 4 + headless Chromium: runs clean, its players render.
+"""Every lesson, English and Chinese, in a real JupyterLab 4 + headless Chromium: runs clean,
+its players render.
 
 One lab server and one browser serve all lessons (session fixtures from conftest.py); each
 lesson gets a fresh page and a fresh kernel on an output-free copy. New lessons matching
@@ -20,7 +21,9 @@ import pytest
 from notebook_runner import (
     NB_DIR,
     artifact,
+    run_all,
     run_notebook,
+    set_locale,
     set_theme,
     wait_idle_kernel,
     write_fresh,
@@ -28,7 +31,7 @@ from notebook_runner import (
 
 expect = pytest.importorskip("playwright.sync_api").expect  # skip cleanly without it
 
-LESSONS = sorted(NB_DIR.glob("[0-9][0-9]_*.ipynb"))
+LESSONS = sorted(NB_DIR.glob("[0-9][0-9]_*.ipynb")) + sorted(NB_DIR.glob("zh/[0-9][0-9]_*.ipynb"))
 OUT = ".jp-OutputArea-output"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 TIMEOUT_MS = 120_000
@@ -36,14 +39,21 @@ TIMEOUT_MS = 120_000
 
 @pytest.fixture(scope="session")
 def lesson_root(lab) -> Path:
-    """The lessons import `labkit` from their own folder: put it beside the copies, once."""
-    shutil.copytree(
-        NB_DIR / "labkit",
-        lab.root / "labkit",
-        dirs_exist_ok=True,
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
+    """The lessons import `labkit` from their own folder: put it beside the copies, once (the
+    Chinese lessons' one, in zh/, loads the course's labkit in Chinese)."""
+    for folder in ("labkit", "zh/labkit"):
+        shutil.copytree(
+            NB_DIR / folder,
+            lab.root / folder,
+            dirs_exist_ok=True,
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
     return lab.root
+
+
+def stem(path: Path) -> str:
+    """The copy's name in the lab: a Chinese lesson goes to zh/, beside its labkit."""
+    return path.stem if path.parent == NB_DIR else f"{path.parent.name}/{path.stem}"
 
 
 def widget_outputs(nb: nbformat.NotebookNode) -> int:
@@ -61,7 +71,7 @@ def raising_cells(nb: nbformat.NotebookNode) -> int:
     return sum(1 for cell in nb.cells if "raises-exception" in cell.metadata.get("tags", []))
 
 
-@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", LESSONS, ids=stem)
 def test_lesson_runs_in_jupyterlab(lab, lesson_root, lab_page, path):
     page = lab_page
     stored = nbformat.read(path, as_version=4)
@@ -70,7 +80,7 @@ def test_lesson_runs_in_jupyterlab(lab, lesson_root, lab_page, path):
         page,
         lab,
         nbformat.from_dict(stored),
-        path.stem,
+        stem(path),
         TIMEOUT_MS,
         tracebacks=raising_cells(stored),
     )
@@ -81,7 +91,12 @@ def test_lesson_runs_in_jupyterlab(lab, lesson_root, lab_page, path):
     assert page.js_errors == [], page.js_errors
 
 
-SHOWN_LESSON = NB_DIR / "02_computation_graphs.ipynb"  # static drawings and two players
+SHOWN_LESSON = "02_computation_graphs.ipynb"  # static drawings and two players
+# what each language calls it: its folder, JupyterLab's locale, the player picture's note
+LANGUAGE = {
+    "en": ("", None, "Run this cell to replay"),
+    "zh": ("zh/", "zh_CN", "运行这个单元格即可重放动画"),
+}
 PICTURES = ".jp-OutputArea-output img.mg-picture"
 
 
@@ -102,13 +117,17 @@ def pictures_shown(page) -> int:
     return pictures.count()
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_a_lesson_opened_untrusted_run_saved_and_reopened(lab, lesson_root, lab_page, theme):
+def test_a_lesson_opened_untrusted_run_saved_and_reopened(lab, lesson_root, lab_page, theme, lang):
     """What a learner meets: the lesson as shipped (untrusted, outputs stored) shows its graphs
     as pictures; Run All makes the players live; after saving and reopening with the kernel gone
-    the pictures are back. Screenshots of each stage in artifacts/lesson-*-{theme}.png."""
+    the pictures are back. Screenshots of each stage in artifacts/lesson-*-{theme}.png, and of
+    the Chinese lesson (JupyterLab's menus in Chinese too) in artifacts/zh-lesson-*-{theme}.png."""
     page = lab_page
-    stored = nbformat.read(SHOWN_LESSON, as_version=4)
+    folder, locale, replay_note = LANGUAGE[lang]
+    prefix = "zh-" if lang == "zh" else ""
+    stored = nbformat.read(NB_DIR / folder / SHOWN_LESSON, as_version=4)
     pictures = sum(
         len(re.findall(r'class="mg-picture"', out.get("data", {}).get("text/html", "")))
         for cell in stored.cells
@@ -117,22 +136,24 @@ def test_a_lesson_opened_untrusted_run_saved_and_reopened(lab, lesson_root, lab_
     )
     players = widget_outputs(stored)
     set_theme(lab, "JupyterLab Dark" if theme == "dark" else None)
+    set_locale(lab, locale)
     try:
-        name = write_fresh(lab, stored, f"lesson-{theme}")
+        name = write_fresh(lab, stored, f"{folder}lesson-{theme}")
         page.goto(lab.lab_url(name))
         expect(page.locator(PICTURES).first).to_be_visible(timeout=TIMEOUT_MS)
         expect(page.locator(".jp-OutputArea-output.jp-mod-trusted")).to_have_count(0)
         assert pictures_shown(page) == pictures
         expect(page.locator(".mg-player")).to_have_count(0)
-        shoot(page, page.locator(PICTURES).nth(1), f"lesson-first-open-untrusted-{theme}.png")
+        shoot(
+            page, page.locator(PICTURES).nth(1), f"{prefix}lesson-first-open-untrusted-{theme}.png"
+        )
 
         wait_idle_kernel(lab)
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        run_all(page)
         live = page.locator(".jp-OutputArea-output .mg-player")
         expect(live).to_have_count(players, timeout=TIMEOUT_MS)
         wait_idle_kernel(lab)
-        shoot(page, live.first, f"lesson-run-{theme}.png")
+        shoot(page, live.first, f"{prefix}lesson-run-{theme}.png")
 
         page.keyboard.press("Control+s")
         expect(page.locator(".jp-mod-dirty")).to_have_count(0)
@@ -144,12 +165,70 @@ def test_a_lesson_opened_untrusted_run_saved_and_reopened(lab, lesson_root, lab_
         time.sleep(3)  # jupyterlab-manager gives up on a missing model after ~2 s
         expect(page.locator(".mg-player")).to_have_count(0)
         assert pictures_shown(page) == pictures
-        note = page.locator(".mg-note", has_text="Run this cell to replay")
+        note = page.locator(".mg-note", has_text=replay_note)
         expect(note).to_have_count(players)
         dead = page.locator(".jp-OutputArea-output", has_text="Error displaying widget")
         for i in range(dead.count()):  # (there in the page, never shown: the picture stands in)
             expect(dead.nth(i)).to_be_hidden()
-        shoot(page, note.first, f"lesson-reopened-{theme}.png")
+        shoot(page, note.first, f"{prefix}lesson-reopened-{theme}.png")
     finally:
         set_theme(lab, None)
+        set_locale(lab, None)
     assert [e for e in page.js_errors if "not found" not in e] == []
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+ENGLISH = re.compile(r"\b[A-Za-z][a-z]+(?:[ -][a-z]+){2,}\b")
+CHINESE_PLAYER = """\
+import labkit  # in zh/: the course's labkit in Chinese, and the explorer with it
+import minigrad as mg
+from widgets import record_backward
+
+x = mg.tensor([1.0, -2.0], requires_grad=True)
+h = x * 3
+h.register_hook(lambda g: g * 2)
+loss = (h * h).sum()
+with record_backward(loss, names={"x": x, "h": h}) as bwd:
+    loss.backward()
+bwd.player()
+"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_chinese_backward_player(lab, lesson_root, lab_page, theme):
+    """A backward player in a Chinese lesson's folder, stepped to its hook: toolbar, legend,
+    panel and step text in Chinese (API names aside), no label overflowing its box, JupyterLab's
+    menus in Chinese; screenshot artifacts/zh-player-{theme}.png."""
+    page = lab_page
+    set_theme(lab, "JupyterLab Dark" if theme == "dark" else None)
+    set_locale(lab, "zh_CN")
+    try:
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CHINESE_PLAYER)])
+        run_notebook(page, lab, nb, f"zh/player-{theme}", TIMEOUT_MS)
+        player = page.locator(f"{OUT} .mg-player[data-mode=backward]")
+        expect(player.locator(".mg-graph svg")).to_have_count(1)
+        for _ in range(40):
+            if player.get_attribute("data-kind") == "hook":
+                break
+            frame = int(player.get_attribute("data-frame"))
+            player.locator("button.mg-step").click()
+            expect(player).to_have_attribute("data-frame", str(frame + 1))
+        assert player.get_attribute("data-kind") == "hook"
+        for part in (".mg-toolbar", ".mg-legend", ".mg-panel", ".mg-step-text", ".mg-summary"):
+            words = player.locator(part).inner_text()
+            assert CJK.search(words), (part, words)
+            assert not ENGLISH.findall(words), (part, words)
+        badges = player.evaluate(
+            "p => [...p.querySelectorAll('.mg-badge text')].map(t => t.textContent)"
+        )
+        assert any("张量钩子" in b for b in badges), badges
+        overflowing = player.evaluate(
+            """p => [...p.querySelectorAll('button, .mg-legend-item, .mg-title')]
+                 .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""
+        )
+        assert overflowing == [], overflowing
+        shoot(page, player, f"zh-player-{theme}.png")
+    finally:
+        set_theme(lab, None)
+        set_locale(lab, None)
+    assert page.js_errors == [], page.js_errors
