@@ -204,6 +204,20 @@ def test_html_export_is_the_lessons_only_in_course_order_and_fetches_nothing(tmp
     assert f"({first.minutes} min, {first.level}; after nothing)" in index.read_text("utf-8")
 
 
+def test_html_export_of_the_chinese_lessons_has_a_chinese_index(tmp_path):
+    from labkit.course import COURSE, LEVELS_ZH
+
+    assert export_html.default_notebooks("zh") == [NB_DIR / "zh" / c.file for c in COURSE]
+    lesson = NB_DIR / "zh" / COURSE[0].file
+    index = export_html.export([lesson], tmp_path / "zh", "zh").read_text("utf-8")
+    first = COURSE[0]
+    assert '<html lang="zh-CN">' in index and "Autograd Lab 中文版" in index
+    assert f"（{first.minutes} 分钟，{LEVELS_ZH[first.level]}；先修：无）" in index
+    assert '<a href="../index.html" lang="en">English</a>' in index
+    page = (tmp_path / "zh" / f"{lesson.stem}.html").read_text("utf-8")
+    assert "本课内容" in page and "<script" not in page
+
+
 def test_the_course_map_lists_every_lesson_and_the_readme_agrees():
     from labkit.course import COURSE
 
@@ -217,6 +231,18 @@ def test_the_course_map_lists_every_lesson_and_the_readme_agrees():
         about = f"{lesson.minutes} min | {lesson.level} | {first}"
         row = f"| {lesson.number} | `{lesson.file}` | {about} |"
         assert row in readme, row
+
+
+def test_the_chinese_readme_has_the_same_course_map():
+    from labkit.course import COURSE, LEVELS_ZH
+
+    readme = (ROOT / "README.zh.md").read_text(encoding="utf-8")
+    for lesson in COURSE:
+        first = ", ".join(lesson.after) or "—"
+        about = f"{lesson.minutes} 分钟 | {LEVELS_ZH[lesson.level]} | {first}"
+        row = f"| {lesson.number} | `{lesson.file}` | {lesson.title_zh} | {about} |"
+        assert row in readme, row
+    assert "make lab LANG=zh" in readme and "make lab LANG=zh" in (ROOT / "README.md").read_text()
 
 
 def test_every_lesson_ends_with_next_pointing_at_the_following_one_on_the_map():
