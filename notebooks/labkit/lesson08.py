@@ -13,6 +13,7 @@ import minigrad as mg
 
 from .feedback import Verdict, close, verdict
 from .hints import register
+from .language import say
 
 register(
     "08",
@@ -23,6 +24,13 @@ register(
     "for `t` as well.",
     "Line D rebinds the name `t` to the result of `t * 2`, a brand-new tensor. What version does "
     "a tensor start at?",
+    zh_title="预测版本号",
+    zh=(
+        "只有原地写入（`add_`、`zero_`、`t[i] = ...`）才会让 `_version` 加 1；读取张量、"
+        "或者取它的视图，都不会。",
+        "像 `t[1:]` 这样的视图和它的基张量共用一个版本计数器：通过视图写入，也算在 `t` 头上。",
+        "D 行把名字 `t` 重新绑定到 `t * 2` 的结果上，那是一个全新的张量。新张量的版本号从几开始？",
+    ),
 )
 register(
     "08",
@@ -33,6 +41,14 @@ register(
     "Multiply out of place: return a new tensor made from `x` and `s`, leaving `s` as sigmoid "
     "produced it (no `.data`, no `detach()`, no `no_grad()`: they would hide the change or cut "
     "the graph).",
+    zh_title="修好 swish",
+    zh=(
+        "运行 `swish_broken`，读一读它的报错：哪个运算保存了哪个张量？"
+        "之后又是哪一行改动了那个张量？",
+        "`sigmoid` 为反向传播保存的是它的输出 `s`，而 `s.mul_(x)` 覆盖的恰恰就是这个张量。",
+        "用非原地的乘法：返回一个由 `x` 和 `s` 算出的新张量，让 `s` 保持 sigmoid 算出来的样子"
+        "（不要用 `.data`、`detach()` 或 `no_grad()`：它们要么把改动藏起来，要么把计算图切断）。",
+    ),
 )
 
 
@@ -52,40 +68,88 @@ def check_versions(answer: Any) -> None:
     try:
         got = [int(a) for a in answer]
     except (TypeError, ValueError):
-        v.require(False, "versions should be a list of four whole numbers, e.g. [1, 1, 1, 1].")
+        v.require(
+            False,
+            say(
+                "versions should be a list of four whole numbers, e.g. [1, 1, 1, 1].",
+                "versions 应当是由四个整数组成的列表，例如 [1, 1, 1, 1]。",
+            ),
+        )
         return _stop(v)
-    if not v.require(len(got) == 4, f"expected 4 numbers (one per marked line), got {len(got)}."):
+    if not v.require(
+        len(got) == 4,
+        say(
+            f"expected 4 numbers (one per marked line), got {len(got)}.",
+            f"应当有 4 个数（每个标记行一个），你给了 {len(got)} 个。",
+        ),
+    ):
         return _stop(v)
     a, b, c, d = got
     v.require(
         a == 1,
-        f"line A: `t.add_(1)` is one in-place op on a fresh tensor (version 0), "
-        f"so the version becomes 1, not {a}.",
+        say(
+            f"line A: `t.add_(1)` is one in-place op on a fresh tensor (version 0), "
+            f"so the version becomes 1, not {a}.",
+            f"A 行：`t.add_(1)` 是对一个新张量（版本 0）做的一次原地操作，"
+            f"所以版本号变成 1，而不是 {a}。",
+        ),
     )
     v.require(
         b == 2,
-        "line B: `t[0] = 7.0` is an in-place write too (item assignment calls "
-        "`__setitem__`, which changes t's memory), so the counter goes up by one: 2."
+        say(
+            "line B: `t[0] = 7.0` is an in-place write too (item assignment calls "
+            "`__setitem__`, which changes t's memory), so the counter goes up by one: 2.",
+            "B 行：`t[0] = 7.0` 也是原地写入（按下标赋值会调用 `__setitem__`，"
+            "直接改动 t 的内存），所以计数器再加 1：2。",
+        )
         if b == 1
-        else f"line B: one more in-place write after version 1 gives 2, not {b}.",
+        else say(
+            f"line B: one more in-place write after version 1 gives 2, not {b}.",
+            f"B 行：在版本 1 之后再做一次原地写入，得到 2，而不是 {b}。",
+        ),
     )
     v.require(
         c == 3,
-        "line C: `v = t[1:]` is a view that shares t's storage AND its version "
-        "counter, so `v.zero_()` bumps t's version as well: 3."
+        say(
+            "line C: `v = t[1:]` is a view that shares t's storage AND its version "
+            "counter, so `v.zero_()` bumps t's version as well: 3.",
+            "C 行：`v = t[1:]` 是一个视图，它和 t 共用存储，而且共用版本计数器，"
+            "所以 `v.zero_()` 同样让 t 的版本号加 1：3。",
+        )
         if c == 2
-        else f"line C: the view's `zero_()` adds one to the shared counter: 3, not {c}.",
+        else say(
+            f"line C: the view's `zero_()` adds one to the shared counter: 3, not {c}.",
+            f"C 行：视图上的 `zero_()` 让共用的计数器加 1：3，而不是 {c}。",
+        ),
     )
     v.require(
         d == 0,
-        "line D: `t * 2` is out of place. It makes a brand-new tensor and the name "
-        "`t` now points to it; a new tensor starts at version 0."
+        say(
+            "line D: `t * 2` is out of place. It makes a brand-new tensor and the name "
+            "`t` now points to it; a new tensor starts at version 0.",
+            "D 行：`t * 2` 是非原地运算。它生成一个全新的张量，名字 `t` 从此指向它；"
+            "新张量的版本号从 0 开始。",
+        )
         if d != 0
         else "",
     )
     v.done(
-        "[1, 2, 3, 0]. Only in-place writes count, views share their base's counter, "
-        "and rebinding a name gives you a fresh tensor."
+        say(
+            "[1, 2, 3, 0]. Only in-place writes count, views share their base's counter, "
+            "and rebinding a name gives you a fresh tensor.",
+            "[1, 2, 3, 0]。只有原地写入才计数，视图与基张量共用计数器，"
+            "而把名字重新绑定，得到的是一个新张量。",
+        )
+    )
+
+
+def _leaf_write() -> str:
+    """Writing in place into the input, a leaf that requires grad (in the lesson's language)."""
+    return say(
+        "you wrote into the input `x` in place; x is a leaf that requires "
+        "grad, which autograd forbids. Compute a new tensor instead.",
+        "你原地写入了输入 `x`；x 是一个需要梯度的叶子张量，autograd 不允许这样做。"
+        "请改为计算一个新张量。",
     )
 
 
@@ -101,7 +165,10 @@ def check_swish(fn: Any) -> None:
     v = verdict("Fix swish")
     if not v.answered(fn, "swish"):
         return _stop(v)
-    if not v.require(callable(fn), "swish should be a function taking a tensor."):
+    if not v.require(
+        callable(fn),
+        say("swish should be a function taking a tensor.", "swish 应当是一个接收张量的函数。"),
+    ):
         return _stop(v)
     fn_: Callable = fn
     x = mg.tensor([-2.0, -0.5, 0.0, 1.0, 3.0], requires_grad=True)
@@ -109,19 +176,35 @@ def check_swish(fn: Any) -> None:
     try:
         y = fn_(x)
     except Exception as err:  # the learner's code: say what it raised, in a sentence
-        v.require(False, f"calling swish(x) raised {type(err).__name__}: {err}")
+        v.require(
+            False,
+            _leaf_write()
+            if "leaf Variable" in str(err)
+            else say(
+                f"calling swish(x) raised {type(err).__name__}: {err}",
+                f"调用 swish(x) 抛出了 {type(err).__name__}：{err}",
+            ),
+        )
         return _stop(v)
     if y is None:
         v.require(
             False,
-            "swish(x) returned None: is its body still `...`, or is a `return` missing? "
-            "It should return the new tensor x * sigmoid(x).",
+            say(
+                "swish(x) returned None: is its body still `...`, or is a `return` missing? "
+                "It should return the new tensor x * sigmoid(x).",
+                "swish(x) 返回了 None：函数体是不是还是 `...`，或者漏了 `return`？"
+                "它应当返回新张量 x * sigmoid(x)。",
+            ),
         )
         return _stop(v)
     if not v.require(
         isinstance(y, mg.Tensor),
-        f"swish(x) returned a {type(y).__name__}; return a minigrad tensor computed from x "
-        "with tensor operations (numpy or Python numbers would cut the graph).",
+        say(
+            f"swish(x) returned a {type(y).__name__}; return a minigrad tensor computed from x "
+            "with tensor operations (numpy or Python numbers would cut the graph).",
+            f"swish(x) 返回的是 {type(y).__name__}；请返回一个用张量运算从 x 算出的 minigrad "
+            "张量（改用 numpy 或 Python 数字会切断计算图）。",
+        ),
     ):
         return _stop(v)
     try:
@@ -131,54 +214,85 @@ def check_swish(fn: Any) -> None:
         if "modified by an inplace operation" in msg:
             v.require(
                 False,
-                "backward still fails: your function changes a tensor in place "
-                "after an op saved it (sigmoid saves its OUTPUT, so `s.mul_(x)` "
-                "destroys what SigmoidBackward needs). Use `x * s` instead.",
+                say(
+                    "backward still fails: your function changes a tensor in place "
+                    "after an op saved it (sigmoid saves its OUTPUT, so `s.mul_(x)` "
+                    "destroys what SigmoidBackward needs). Use `x * s` instead.",
+                    "backward 仍然报错：你的函数在某个运算保存了张量之后，又原地修改了它"
+                    "（sigmoid 保存的是它的输出，所以 `s.mul_(x)` 毁掉了 SigmoidBackward "
+                    "需要的东西）。请改用 `x * s`。",
+                ),
             )
         elif "leaf Variable" in msg:
-            v.require(
-                False,
-                "you wrote into the input `x` in place; x is a leaf that requires "
-                "grad, which autograd forbids. Compute a new tensor instead.",
-            )
+            v.require(False, _leaf_write())
         elif "does not require grad" in msg:
             v.require(
                 False,
-                "the result has no graph at all (backward says it does not require grad): "
-                "was it computed under `no_grad()`, or from detached tensors? That hides the "
-                "in-place write instead of fixing it.",
+                say(
+                    "the result has no graph at all (backward says it does not require grad): "
+                    "was it computed under `no_grad()`, or from detached tensors? That hides the "
+                    "in-place write instead of fixing it.",
+                    "结果根本没有计算图（backward 说它不需要梯度）：它是不是在 `no_grad()` 下、"
+                    "或者用 detach 过的张量算出来的？这样只是把原地写入藏了起来，并没有修好它。",
+                ),
             )
         else:
-            v.require(False, f"calling backward on swish's result raised: {msg}")
+            v.require(
+                False,
+                say(
+                    f"calling backward on swish's result raised: {msg}",
+                    f"对 swish 的结果调用 backward 时出错：{msg}",
+                ),
+            )
         return _stop(v)
     if not v.require(
         close(y, want_y, atol=1e-5),
-        f"the values are wrong: got {y.tolist()}, "
-        f"expected {[round(a, 4) for a in want_y]} (x * sigmoid(x)).",
+        say(
+            f"the values are wrong: got {y.tolist()}, "
+            f"expected {[round(a, 4) for a in want_y]} (x * sigmoid(x)).",
+            f"数值不对：得到 {y.tolist()}，"
+            f"应为 {[round(a, 4) for a in want_y]}（x * sigmoid(x)）。",
+        ),
     ):
         return _stop(v)
     if not v.require(
         x.grad is not None,
-        "x.grad is None: the result is not connected to x. "
-        "Did you use .detach() or .data somewhere?",
+        say(
+            "x.grad is None: the result is not connected to x. "
+            "Did you use .detach() or .data somewhere?",
+            "x.grad 是 None：结果和 x 没有连上。是不是在哪里用了 .detach() 或 .data？",
+        ),
     ):
         return _stop(v)
     if close(x.grad, x.detach().sigmoid(), atol=1e-5):
         v.require(
             False,
-            "the values are right but x.grad is just sigmoid(x): the gradient through the "
-            "sigmoid is missing, so the sigmoid was cut off the graph (`detach()`, `.data` or "
-            "`no_grad()`). Keep it in the graph and multiply out of place.",
+            say(
+                "the values are right but x.grad is just sigmoid(x): the gradient through the "
+                "sigmoid is missing, so the sigmoid was cut off the graph (`detach()`, `.data` or "
+                "`no_grad()`). Keep it in the graph and multiply out of place.",
+                "数值对了，但 x.grad 只是 sigmoid(x)：少了经过 sigmoid 的那部分梯度，说明 sigmoid "
+                "被从计算图上切掉了（`detach()`、`.data` 或 `no_grad()`）。"
+                "让它留在计算图里，并用非原地的乘法。",
+            ),
         )
     else:
         v.require(
             close(x.grad, want_g, atol=1e-5),
-            "the values are right but the gradient is wrong. That is the signature of an "
-            "in-place change hidden from autograd (through `.data`): the version counter did "
-            "not see it, so backward silently used the modified values. Don't modify "
-            "in place at all here.",
+            say(
+                "the values are right but the gradient is wrong. That is the signature of an "
+                "in-place change hidden from autograd (through `.data`): the version counter did "
+                "not see it, so backward silently used the modified values. Don't modify "
+                "in place at all here.",
+                "数值对了，梯度却是错的。这正是一次瞒过 autograd 的原地修改（通过 `.data`）"
+                "留下的痕迹：版本计数器没看到它，于是 backward 悄悄用上了被改过的值。"
+                "这里干脆不要做任何原地修改。",
+            ),
         )
     v.done(
-        "no in-place write, so nothing saved for backward is disturbed, and the "
-        "gradient matches x * sigmoid(x)."
+        say(
+            "no in-place write, so nothing saved for backward is disturbed, and the "
+            "gradient matches x * sigmoid(x).",
+            "没有原地写入，为反向传播保存的张量都完好无损，梯度与 x * sigmoid(x) 的一致。",
+        )
     )

@@ -12,6 +12,7 @@ import minigrad as mg
 
 from .feedback import Verdict, close, verdict
 from .hints import register
+from .language import say
 
 register(
     "09",
@@ -22,6 +23,15 @@ register(
     "gradient as it was, and changing `grad` in place is not allowed here.",
     "Limit every entry to the range from -limit to limit with the out-of-place `clamp` (not "
     "`clamp_`), and return its result.",
+    zh_title="裁剪钩子",
+    zh=(
+        "`clip_grad_hook(limit)` 负责造出一个钩子：在里面定义一个内部函数 `hook(grad)`，"
+        "然后返回这个函数本身（不要调用它）。",
+        "张量钩子会用它返回的张量替换梯度；返回 None 表示梯度保持原样，"
+        "而原地修改 `grad` 在这里是不允许的。",
+        "用非原地的 `clamp`（不是 `clamp_`）把每个元素限制在 -limit 到 limit 之间，"
+        "并返回它的结果。",
+    ),
 )
 register(
     "09",
@@ -33,6 +43,16 @@ register(
     "default argument, or every hook sees the loop's last name.",
     "Create `norms[name]` once as an empty list (`setdefault`), append one float per call in the "
     "hook, and return the list of handles.",
+    zh_title="梯度监视器",
+    zh=(
+        "遍历 `model.named_parameters()`；给每个参数注册一个钩子，"
+        "并留下每次调用 `register_*` 返回的句柄。",
+        "`register_post_accumulate_grad_hook(fn)` 会在 `.grad` 累积完成后调用 `fn(param)`，"
+        "这时就可以读取 `param.grad.norm().item()`。在循环里创建的 lambda 需要把 `name=name` "
+        "写成默认参数，否则每个钩子看到的都是循环最后一个名字。",
+        "用 `setdefault` 把 `norms[name]` 初始化为空列表（只做一次），钩子每被调用一次就追加一个 "
+        "float，最后返回句柄列表。",
+    ),
 )
 
 
@@ -41,14 +61,19 @@ def _stop(v: Verdict) -> None:
     v.done("")
 
 
-def _raised(err: Exception, doing: str) -> str:
+def _raised(err: Exception, doing: str, doing_zh: str) -> str:
     """A sentence for an error raised by the learner's hook, naming the likely cause."""
     if isinstance(err, TypeError) and "Tensor" in str(err) and "expected" in str(err):
-        return (
+        return say(
             f"{doing} raised TypeError: the hook received a minigrad tensor but called a real "
-            "PyTorch function (`torch.…`) on it. Use minigrad here: `grad.clamp(...)` or `mg.…`."
+            "PyTorch function (`torch.…`) on it. Use minigrad here: `grad.clamp(...)` or `mg.…`.",
+            f"{doing_zh}抛出了 TypeError：钩子收到的是 minigrad 张量，却对它调用了真正的 "
+            "PyTorch 函数（`torch.…`）。这里请用 minigrad：`grad.clamp(...)` 或 `mg.…`。",
         )
-    return f"{doing} raised {type(err).__name__}: {err}"
+    return say(
+        f"{doing} raised {type(err).__name__}: {err}",
+        f"{doing_zh}抛出了 {type(err).__name__}：{err}",
+    )
 
 
 def _as_list(value: Any) -> Any:
@@ -60,83 +85,134 @@ def check_clip_hook(make_hook: Any) -> None:
     v = verdict("Clipping hook")
     if not v.answered(make_hook, "clip_grad_hook"):
         return _stop(v)
-    if not v.require(callable(make_hook), "clip_grad_hook should be a function of `limit`."):
+    if not v.require(
+        callable(make_hook),
+        say(
+            "clip_grad_hook should be a function of `limit`.",
+            "clip_grad_hook 应当是一个以 `limit` 为参数的函数。",
+        ),
+    ):
         return _stop(v)
     try:
         hook = make_hook(2.0)
     except Exception as err:  # the learner's code: report whatever it raised
-        v.require(False, _raised(err, "clip_grad_hook(2.0)"))
+        v.require(False, _raised(err, "clip_grad_hook(2.0)", "clip_grad_hook(2.0) "))
         return _stop(v)
     if hook is None:
         v.require(
             False,
-            "clip_grad_hook(2.0) returned None: is its body still `...`, or is the "
-            "`return hook` line missing? It should RETURN the hook function.",
+            say(
+                "clip_grad_hook(2.0) returned None: is its body still `...`, or is the "
+                "`return hook` line missing? It should RETURN the hook function.",
+                "clip_grad_hook(2.0) 返回了 None：函数体是不是还是 `...`，或者漏了 "
+                "`return hook` 这一行？它应当返回钩子函数本身。",
+            ),
         )
         return _stop(v)
     if not v.require(
         callable(hook),
-        f"clip_grad_hook(limit) should RETURN a function (the hook), got {type(hook).__name__}: "
-        "return the inner function itself, without calling it.",
+        say(
+            f"clip_grad_hook(limit) should RETURN a function (the hook), got "
+            f"{type(hook).__name__}: return the inner function itself, without calling it.",
+            f"clip_grad_hook(limit) 应当返回一个函数（钩子），你返回的是 "
+            f"{type(hook).__name__}：请返回内部函数本身，不要调用它。",
+        ),
     ):
         return _stop(v)
     g = mg.tensor([-5.0, 0.5, 3.0])
     try:
         out = hook(g)
     except Exception as err:
-        v.require(False, _raised(err, "calling the hook on a gradient"))
+        v.require(False, _raised(err, "calling the hook on a gradient", "对一个梯度调用钩子时"))
         return _stop(v)
     if out is None:
         if g.tolist() != [-5.0, 0.5, 3.0]:
             v.require(
                 False,
-                "your hook changed the gradient in place and returned None. Don't: "
-                "the gradient tensor a hook receives may be shared with other parts "
-                "of the graph. Return a new tensor instead.",
+                say(
+                    "your hook changed the gradient in place and returned None. Don't: "
+                    "the gradient tensor a hook receives may be shared with other parts "
+                    "of the graph. Return a new tensor instead.",
+                    "你的钩子原地修改了梯度，然后返回 None。别这样：钩子收到的梯度张量"
+                    "可能被计算图的其他部分共用。请返回一个新张量。",
+                ),
             )
         else:
             v.require(
                 False,
-                "your hook returned None, which means 'leave the gradient as it "
-                "is'. Return the clipped gradient.",
+                say(
+                    "your hook returned None, which means 'leave the gradient as it "
+                    "is'. Return the clipped gradient.",
+                    "你的钩子返回了 None，意思是“梯度保持原样”。请返回裁剪后的梯度。",
+                ),
             )
         return _stop(v)
     if not v.require(
         isinstance(out, mg.Tensor),
-        f"the hook returned a {type(out).__name__}; a hook must return a minigrad tensor "
-        "(the new gradient) or None.",
+        say(
+            f"the hook returned a {type(out).__name__}; a hook must return a minigrad tensor "
+            "(the new gradient) or None.",
+            f"钩子返回的是 {type(out).__name__}；钩子必须返回一个 minigrad 张量（新的梯度）"
+            "或者 None。",
+        ),
     ):
         return _stop(v)
     if g.tolist() != [-5.0, 0.5, 3.0]:
         v.require(
             False,
-            "your hook modified its argument in place before returning. Compute "
-            "a new tensor (e.g. grad.clamp(...)) and leave the argument alone.",
+            say(
+                "your hook modified its argument in place before returning. Compute "
+                "a new tensor (e.g. grad.clamp(...)) and leave the argument alone.",
+                "你的钩子在返回之前原地修改了它的参数。请计算一个新张量"
+                "（例如 grad.clamp(...)），别去动参数本身。",
+            ),
         )
     if close(out, [0.0, 0.5, 2.0]):
         v.require(
             False,
-            "only the upper side is clipped: -5 became 0 instead of -2. Clamp to [-limit, limit].",
+            say(
+                "only the upper side is clipped: -5 became 0 instead of -2. "
+                "Clamp to [-limit, limit].",
+                "只裁剪了上界：-5 变成了 0，而不是 -2。请限制在 [-limit, limit] 之内。",
+            ),
         )
     elif close(out, [-5.0, 0.5, 2.0]):
-        v.require(False, "only the upper side is clipped: -5 should become -2.")
+        v.require(
+            False,
+            say(
+                "only the upper side is clipped: -5 should become -2.",
+                "只裁剪了上界：-5 应当变成 -2。",
+            ),
+        )
     elif close(out, (g * (2.0 / g.norm())).tolist(), atol=1e-4):
         v.require(
             False,
-            "you rescaled the whole gradient to norm 2 (that is what "
-            "clip_grad_norm_ does). Here each entry is clamped on its own.",
+            say(
+                "you rescaled the whole gradient to norm 2 (that is what "
+                "clip_grad_norm_ does). Here each entry is clamped on its own.",
+                "你把整个梯度缩放到了范数 2（那是 clip_grad_norm_ 做的事）。"
+                "这里要对每个元素单独裁剪。",
+            ),
         )
     elif close(out, [-2.5, 0.25, 1.5]):
         v.require(
             False,
-            "your hook halves the gradient, like the example in section 2. Here each entry "
-            "must be clamped to [-limit, limit]: small entries stay as they are.",
+            say(
+                "your hook halves the gradient, like the example in section 2. Here each entry "
+                "must be clamped to [-limit, limit]: small entries stay as they are.",
+                "你的钩子把梯度减半了，就像第 2 节的例子那样。这里每个元素都要限制在 "
+                "[-limit, limit] 之内：小的元素保持不变。",
+            ),
         )
     else:
         v.require(
             close(out, [-2.0, 0.5, 2.0]),
-            "for limit 2 the gradient [-5, 0.5, 3] should become [-2, 0.5, 2], "
-            f"got {_as_list(out)}.",
+            say(
+                "for limit 2 the gradient [-5, 0.5, 3] should become [-2, 0.5, 2], "
+                f"got {_as_list(out)}.",
+                "limit 为 2 时，梯度 [-5, 0.5, 3] 应当变成 [-2, 0.5, 2]，"
+                f"你得到的是 {_as_list(out)}。",
+            ),
         )
     if v.problems:
         return _stop(v)
@@ -145,15 +221,32 @@ def check_clip_hook(make_hook: Any) -> None:
         x.register_hook(make_hook(1.0))
         (x * mg.tensor([10.0, 0.1, -10.0])).sum().backward()
     except Exception as err:
-        v.require(False, _raised(err, "a backward pass with your hook (limit 1) registered"))
+        v.require(
+            False,
+            _raised(
+                err,
+                "a backward pass with your hook (limit 1) registered",
+                "注册了你的钩子（limit 为 1）之后，反向传播",
+            ),
+        )
         return _stop(v)
     v.require(
         x.grad is not None and close(x.grad, [1.0, 0.1, -1.0]),
-        f"registered on a leaf with incoming gradient [10, 0.1, -10] and limit 1, x.grad "
-        f"should be [1, 0.1, -1], got {None if x.grad is None else x.grad.tolist()}: does the "
-        "hook use its own `limit` rather than a fixed number?",
+        say(
+            f"registered on a leaf with incoming gradient [10, 0.1, -10] and limit 1, x.grad "
+            f"should be [1, 0.1, -1], got {None if x.grad is None else x.grad.tolist()}: does "
+            "the hook use its own `limit` rather than a fixed number?",
+            f"钩子注册在叶子张量上，传入的梯度是 [10, 0.1, -10]，limit 为 1，x.grad 应当是 "
+            f"[1, 0.1, -1]，你得到的是 {None if x.grad is None else x.grad.tolist()}："
+            "钩子用的是它自己的 `limit`，而不是某个写死的数吗？",
+        ),
     )
-    v.done("the hook returns a new, clamped gradient and leaves its argument untouched.")
+    v.done(
+        say(
+            "the hook returns a new, clamped gradient and leaves its argument untouched.",
+            "钩子返回一个裁剪过的新梯度，它的参数原封未动。",
+        )
+    )
 
 
 def _tiny_model() -> mg.nn.Module:
@@ -172,18 +265,27 @@ def _run(model: mg.nn.Module, seed: int) -> dict[str, float]:
 def _watch_error(err: Exception) -> str:
     """The usual reasons a monitor's hook raises, in words."""
     if isinstance(err, AttributeError) and "NoneType" in str(err):
-        return (
+        return say(
             f"your hook raised AttributeError ({err}): it read `p.grad` while it was still None. "
             "A tensor hook (`register_hook`) runs BEFORE the gradient is accumulated into `.grad`: "
             "use the gradient the hook receives, or `register_post_accumulate_grad_hook`, whose "
-            "hook gets the parameter after `.grad` is written."
+            "hook gets the parameter after `.grad` is written.",
+            "你的钩子抛出了 AttributeError：它在 `p.grad` 还是 None 的时候去读了它。"
+            "张量钩子（`register_hook`）是在梯度累积进 `.grad` 之前运行的：请使用钩子收到的梯度，"
+            "或者改用 `register_post_accumulate_grad_hook`，"
+            "它的钩子在 `.grad` 写好之后才拿到参数。",
         )
     if isinstance(err, KeyError):
-        return (
+        return say(
             f"your hook raised KeyError {err}: create `norms[name]` (an empty list) when you "
-            "register the hook, before the first backward appends to it."
+            "register the hook, before the first backward appends to it.",
+            f"你的钩子抛出了 KeyError {err}：请在注册钩子时就创建 `norms[name]`（一个空列表），"
+            "赶在第一次反向传播往里追加之前。",
         )
-    return f"registering or running your hooks raised {type(err).__name__}: {err}"
+    return say(
+        f"registering or running your hooks raised {type(err).__name__}: {err}",
+        f"注册或运行你的钩子时抛出了 {type(err).__name__}：{err}",
+    )
 
 
 def check_watch_gradients(watch: Any) -> None:
@@ -203,46 +305,72 @@ def check_watch_gradients(watch: Any) -> None:
     if handles is None and not norms:
         v.require(
             False,
-            "watch_gradients recorded nothing and returned None: is its body still `...`?",
+            say(
+                "watch_gradients recorded nothing and returned None: is its body still `...`?",
+                "watch_gradients 什么都没记录，还返回了 None：函数体是不是还是 `...`？",
+            ),
         )
         return _stop(v)
     missing = [n for n in names if n not in norms]
     if not v.require(
         not missing,
-        f"no entry in norms for {', '.join(missing)}: register one hook "
-        "per parameter, keyed by its name from model.named_parameters() (norms starts "
-        "empty here, unlike the training loop in section 6).",
+        say(
+            f"no entry in norms for {', '.join(missing)}: register one hook "
+            "per parameter, keyed by its name from model.named_parameters() (norms starts "
+            "empty here, unlike the training loop in section 6).",
+            f"norms 里没有 {', '.join(missing)} 的条目：请给每个参数注册一个钩子，"
+            "以它在 model.named_parameters() 中的名字为键（这里 norms 一开始是空的，"
+            "不像第 6 节的训练循环那样）。",
+        ),
     ):
         return _stop(v)
     filled = [n for n in names if isinstance(norms[n], list) and norms[n]]
     if len(filled) == 1 and len(norms[filled[0]]) == 2 * len(names):
         v.require(
             False,
-            f"every hook appended to norms['{filled[0]}']: a lambda (or inner function) made in "
-            "a loop looks up `name` when it RUNS, after the loop has ended. Bind it when the "
-            "hook is made: `lambda p, name=name: ...`.",
+            say(
+                f"every hook appended to norms['{filled[0]}']: a lambda (or inner function) made "
+                "in a loop looks up `name` when it RUNS, after the loop has ended. Bind it when "
+                "the hook is made: `lambda p, name=name: ...`.",
+                f"每个钩子都追加到了 norms['{filled[0]}'] 里：在循环里创建的 lambda（或内部函数）"
+                "是在运行时才去查找 `name` 的，那时循环早已结束。请在创建钩子时就把它绑定好："
+                "`lambda p, name=name: ...`。",
+            ),
         )
         return _stop(v)
     for n in names:
         got = norms[n]
         if not v.require(
             isinstance(got, list) and len(got) == 2,
-            f"norms['{n}'] should hold one number per backward pass (2 so far), got "
-            f"{got!r}. Append to a list rather than overwrite.",
+            say(
+                f"norms['{n}'] should hold one number per backward pass (2 so far), got "
+                f"{got!r}. Append to a list rather than overwrite.",
+                f"norms['{n}'] 应当每次反向传播存一个数（目前应有 2 个），实际是 "
+                f"{got!r}。请往列表里追加，而不是覆盖。",
+            ),
         ):
             return _stop(v)
         if not v.require(
             all(isinstance(a, float) for a in got),
-            f"norms['{n}'] holds {type(got[0]).__name__} values; append Python floats "
-            "(`.item()`), which keep no tensor (and no graph) alive.",
+            say(
+                f"norms['{n}'] holds {type(got[0]).__name__} values; append Python floats "
+                "(`.item()`), which keep no tensor (and no graph) alive.",
+                f"norms['{n}'] 里存的是 {type(got[0]).__name__}；请追加 Python float"
+                "（`.item()`），它不会让任何张量（以及计算图）一直留在内存里。",
+            ),
         ):
             return _stop(v)
         want = [e[n] for e in expected]
         v.require(
             close(got, want, rtol=1e-4),
-            f"norms['{n}'] is {[round(float(a), 4) for a in got]}, expected "
-            f"{[round(a, 4) for a in want]} (the norm of that parameter's gradient, "
-            "p.grad.norm(), as a Python float).",
+            say(
+                f"norms['{n}'] is {[round(float(a), 4) for a in got]}, expected "
+                f"{[round(a, 4) for a in want]} (the norm of that parameter's gradient, "
+                "p.grad.norm(), as a Python float).",
+                f"norms['{n}'] 是 {[round(float(a), 4) for a in got]}，应为 "
+                f"{[round(a, 4) for a in want]}（该参数梯度的范数 p.grad.norm()，"
+                "以 Python float 表示）。",
+            ),
         )
     if v.problems:
         return _stop(v)
@@ -252,9 +380,13 @@ def check_watch_gradients(watch: Any) -> None:
         handle_list = []
     if not v.require(
         len(handle_list) == len(names) and all(hasattr(h, "remove") for h in handle_list),
-        f"return a list with the {len(names)} handles that register_hook (or "
-        "register_post_accumulate_grad_hook) gave you, so the caller can remove "
-        "the hooks.",
+        say(
+            f"return a list with the {len(names)} handles that register_hook (or "
+            "register_post_accumulate_grad_hook) gave you, so the caller can remove "
+            "the hooks.",
+            f"请返回一个列表，装着 register_hook（或 register_post_accumulate_grad_hook）"
+            f"给你的那 {len(names)} 个句柄，好让调用者能移除这些钩子。",
+        ),
     ):
         return _stop(v)
     for h in handle_list:
@@ -262,7 +394,16 @@ def check_watch_gradients(watch: Any) -> None:
     _run(model, 3)
     v.require(
         all(len(norms[n]) == 2 for n in names),
-        "after removing every handle the hooks still fired on the next backward: are the "
-        "handles you returned the ones the hooks were registered with?",
+        say(
+            "after removing every handle the hooks still fired on the next backward: are the "
+            "handles you returned the ones the hooks were registered with?",
+            "移除所有句柄之后，下一次反向传播时钩子仍然被触发了：你返回的句柄，"
+            "真的是注册这些钩子时得到的那些吗？",
+        ),
     )
-    v.done("one hook per parameter, one norm per backward, and removable.")
+    v.done(
+        say(
+            "one hook per parameter, one norm per backward, and removable.",
+            "每个参数一个钩子，每次反向传播记一个范数，而且可以移除。",
+        )
+    )

@@ -15,6 +15,7 @@ import minigrad as mg
 
 from .feedback import Verdict, close, verdict
 from .hints import register
+from .language import say
 
 register(
     "10",
@@ -25,6 +26,15 @@ register(
     "`ctx.scale`; backward reads the tensor back from `ctx.saved_tensors` (a tuple: unpack it).",
     "d/dx [scale * tanh(x)] = scale * (1 - tanh(x)**2). backward returns two values: that times "
     "`grad_out` for x, and None for scale.",
+    zh_title="缩放的 tanh（ScaledTanh）",
+    zh=(
+        "forward 只算一次 tanh(x)，返回它乘以 `scale` 的结果；backward 还要用到 tanh(x) 和 "
+        "`scale`，所以 forward 得把两者都留给它。",
+        "用 `ctx.save_for_backward(...)` 保存张量，普通的 float 则作为属性 `ctx.scale` 保留；"
+        "backward 从 `ctx.saved_tensors` 里取回张量（它是一个元组：记得解包）。",
+        "d/dx [scale * tanh(x)] = scale * (1 - tanh(x)**2)。backward 返回两个值：x 的梯度是它"
+        "乘以 `grad_out`，scale 的梯度是 None。",
+    ),
 )
 register(
     "10",
@@ -34,6 +44,14 @@ register(
     "backward: multiply the incoming gradient by a mask that is 1 where |x| <= 1 and 0 elsewhere.",
     "The comparison `x.abs() <= 1` is that mask (a bool tensor); the gradient times it is the "
     "answer, and there is one input, so backward returns one value.",
+    zh_title="带直通估计器的符号函数",
+    zh=(
+        "forward：用 `mg.where(condition, 1.0, -1.0)`，条件是 x >= 0（`sign` 在 0 处会给出 0）；"
+        "backward 要用到 x，所以用 `ctx.save_for_backward` 把它保存下来。",
+        "backward：把传入的梯度乘以一个掩码，这个掩码在 |x| <= 1 处为 1，其他地方为 0。",
+        "比较运算 `x.abs() <= 1` 就是这个掩码（一个布尔张量）；梯度乘以它就是答案。"
+        "输入只有一个，所以 backward 只返回一个值。",
+    ),
 )
 
 
@@ -80,55 +98,91 @@ def _forward(v: Verdict, cls: type, name: str, *args: Any) -> mg.Tensor | None:
         if "save_for_backward can only save" in str(err):
             v.require(
                 False,
-                "save_for_backward takes tensors only; keep a plain number on ctx as an "
-                "attribute (`ctx.scale = scale`).",
+                say(
+                    "save_for_backward takes tensors only; keep a plain number on ctx as an "
+                    "attribute (`ctx.scale = scale`).",
+                    "save_for_backward 只接受张量；普通的数请作为属性留在 ctx 上"
+                    "（`ctx.scale = scale`）。",
+                ),
             )
         else:
-            v.require(False, f"the forward raised TypeError: {err}")
+            v.require(
+                False,
+                say(f"the forward raised TypeError: {err}", f"forward 抛出了 TypeError：{err}"),
+            )
         return None
     except Exception as err:  # the learner's code: say what it raised
-        v.require(False, f"the forward raised {type(err).__name__}: {err}")
+        v.require(
+            False,
+            say(
+                f"the forward raised {type(err).__name__}: {err}",
+                f"forward 抛出了 {type(err).__name__}：{err}",
+            ),
+        )
         return None
     if y is None:
         v.require(
             False,
-            f"{name}.apply(...) returned None: is the body of forward still `...`, or is its "
-            "`return` missing?",
+            say(
+                f"{name}.apply(...) returned None: is the body of forward still `...`, or is its "
+                "`return` missing?",
+                f"{name}.apply(...) 返回了 None：forward 的函数体是不是还是 `...`，"
+                "或者漏了 `return`？",
+            ),
         )
         return None
     if not isinstance(y, mg.Tensor):
         v.require(
             False,
-            f"forward should return one tensor, got {type(y).__name__}: return only the result.",
+            say(
+                f"forward should return one tensor, got {type(y).__name__}: "
+                "return only the result.",
+                f"forward 应当返回一个张量，你返回的是 {type(y).__name__}：只返回结果即可。",
+            ),
         )
         return None
     stashed = _stashed(y.grad_fn)
     v.require(
         not stashed,
-        f"you kept tensors on ctx as attributes ({', '.join('ctx.' + k for k in stashed)}). "
-        "Save tensors with `ctx.save_for_backward(...)` (section 2: attributes skip the version "
-        "check and the saved-tensor hooks, and can tie ctx and its output into a cycle); "
-        "plain numbers may stay attributes.",
+        say(
+            f"you kept tensors on ctx as attributes ({', '.join('ctx.' + k for k in stashed)}). "
+            "Save tensors with `ctx.save_for_backward(...)` (section 2: attributes skip the "
+            "version check and the saved-tensor hooks, and can tie ctx and its output into a "
+            "cycle); plain numbers may stay attributes.",
+            f"你把张量作为属性留在了 ctx 上（{'、'.join(map('ctx.{}'.format, stashed))}）。"
+            "张量请用 `ctx.save_for_backward(...)` 保存（见第 2 节：属性会绕过版本检查和"
+            "保存张量的钩子，还可能让 ctx 和它的输出形成引用环）；普通的数可以继续作为属性。",
+        ),
     )
     return y
 
 
-def _backward_error(err: Exception, inputs: str) -> str:
+def _backward_error(err: Exception, inputs: str, inputs_zh: str) -> str:
     """The usual reasons a custom backward raises, in words."""
     msg = str(err)
     if "incorrect number of gradients" in msg:
-        return (
+        return say(
             f"backward must return one value per forward input (after ctx): {inputs}. "
-            "(A backward whose body is still `...` returns a single None.)"
+            "(A backward whose body is still `...` returns a single None.)",
+            f"backward 必须为 forward 的每个输入（ctx 之后的参数）各返回一个值，{inputs_zh}。"
+            "（函数体还是 `...` 的 backward 只返回一个 None。）",
         )
     if isinstance(err, NotImplementedError):
-        return "the Function has no backward: define `backward(ctx, grad_out)` as a staticmethod."
-    if isinstance(err, TypeError) and "tuple" in msg:
-        return (
-            f"backward raised TypeError ({msg}): `ctx.saved_tensors` is a tuple, even for one "
-            "tensor. Unpack it: `(t,) = ctx.saved_tensors`."
+        return say(
+            "the Function has no backward: define `backward(ctx, grad_out)` as a staticmethod.",
+            "这个 Function 没有 backward：请把 `backward(ctx, grad_out)` 定义为 staticmethod。",
         )
-    return f"backward raised {type(err).__name__}: {msg}"
+    if isinstance(err, TypeError) and "tuple" in msg:
+        return say(
+            f"backward raised TypeError ({msg}): `ctx.saved_tensors` is a tuple, even for one "
+            "tensor. Unpack it: `(t,) = ctx.saved_tensors`.",
+            "backward 抛出了 TypeError：`ctx.saved_tensors` 是一个元组，哪怕里面只有一个张量。"
+            "请解包：`(t,) = ctx.saved_tensors`。",
+        )
+    return say(
+        f"backward raised {type(err).__name__}: {msg}",
+        f"backward 抛出了 {type(err).__name__}：{msg}",
+    )
 
 
 def check_scaled_tanh(cls: Any) -> None:
@@ -138,8 +192,12 @@ def check_scaled_tanh(cls: Any) -> None:
         return _stop(v)
     if not v.require(
         _is_function(cls),
-        "ScaledTanh should be a class deriving from "
-        "mg.autograd.Function (with static forward/backward).",
+        say(
+            "ScaledTanh should be a class deriving from "
+            "mg.autograd.Function (with static forward/backward).",
+            "ScaledTanh 应当是一个继承自 mg.autograd.Function 的类"
+            "（forward/backward 都是静态方法）。",
+        ),
     ):
         return _stop(v)
     xs = [-1.5, -0.2, 0.0, 0.7, 2.0]
@@ -150,8 +208,12 @@ def check_scaled_tanh(cls: Any) -> None:
     want = 2.5 * np.tanh(xs)
     if not v.require(
         close(y, want, atol=1e-9),
-        f"forward values are wrong: for x={xs} and scale=2.5 expected "
-        f"{np.round(want, 4).tolist()}, got {np.round(y.tolist(), 4).tolist()}.",
+        say(
+            f"forward values are wrong: for x={xs} and scale=2.5 expected "
+            f"{np.round(want, 4).tolist()}, got {np.round(y.tolist(), 4).tolist()}.",
+            f"forward 的值不对：x={xs}、scale=2.5 时应为 "
+            f"{np.round(want, 4).tolist()}，你得到的是 {np.round(y.tolist(), 4).tolist()}。",
+        ),
     ):
         return _stop(v)
     try:
@@ -162,6 +224,7 @@ def check_scaled_tanh(cls: Any) -> None:
             _backward_error(
                 err,
                 "two here, the gradient for x and None for scale (a plain number has no gradient)",
+                "这里是两个：x 的梯度，以及 scale 对应的 None（普通的数没有梯度）",
             ),
         )
         return _stop(v)
@@ -170,14 +233,22 @@ def check_scaled_tanh(cls: Any) -> None:
     if got is not None and close(got, sech2):
         v.require(
             False,
-            "the gradient is missing the factor `scale`: d/dx (scale * tanh x) = "
-            "scale * (1 - tanh(x)**2). Save scale on ctx (ctx.scale = scale).",
+            say(
+                "the gradient is missing the factor `scale`: d/dx (scale * tanh x) = "
+                "scale * (1 - tanh(x)**2). Save scale on ctx (ctx.scale = scale).",
+                "梯度少了因子 `scale`：d/dx (scale * tanh x) = scale * (1 - tanh(x)**2)。"
+                "请把 scale 留在 ctx 上（ctx.scale = scale）。",
+            ),
         )
     elif got is not None and close(got, 2.5 * (1 - np.asarray(xs) ** 2)):
         v.require(
             False,
-            "you used 1 - x**2; the derivative of tanh is 1 - tanh(x)**2. Save "
-            "tanh(x) (or the output) for backward.",
+            say(
+                "you used 1 - x**2; the derivative of tanh is 1 - tanh(x)**2. Save "
+                "tanh(x) (or the output) for backward.",
+                "你用的是 1 - x**2；tanh 的导数是 1 - tanh(x)**2。"
+                "请为 backward 保存 tanh(x)（或输出）。",
+            ),
         )
     else:
         ok = mg.autograd.gradcheck(
@@ -185,11 +256,21 @@ def check_scaled_tanh(cls: Any) -> None:
         )
         v.require(
             ok,
-            f"gradcheck disagrees with your backward: for x={xs} expected gradients "
-            f"{np.round(2.5 * sech2, 4).tolist()}, got "
-            f"{None if got is None else np.round(got, 4).tolist()}.",
+            say(
+                f"gradcheck disagrees with your backward: for x={xs} expected gradients "
+                f"{np.round(2.5 * sech2, 4).tolist()}, got "
+                f"{None if got is None else np.round(got, 4).tolist()}.",
+                f"gradcheck 与你的 backward 结果不一致：x={xs} 时梯度应为 "
+                f"{np.round(2.5 * sech2, 4).tolist()}，你得到的是 "
+                f"{None if got is None else np.round(got, 4).tolist()}。",
+            ),
         )
-    v.done("forward, backward and gradcheck agree; None for the non-tensor argument.")
+    v.done(
+        say(
+            "forward, backward and gradcheck agree; None for the non-tensor argument.",
+            "forward、backward 与 gradcheck 三者一致；非张量参数对应 None。",
+        )
+    )
 
 
 def check_sign_ste(cls: Any) -> None:
@@ -198,7 +279,11 @@ def check_sign_ste(cls: Any) -> None:
     if not v.answered(cls, "SignSTE"):
         return _stop(v)
     if not v.require(
-        _is_function(cls), "SignSTE should be a class deriving from mg.autograd.Function."
+        _is_function(cls),
+        say(
+            "SignSTE should be a class deriving from mg.autograd.Function.",
+            "SignSTE 应当是一个继承自 mg.autograd.Function 的类。",
+        ),
     ):
         return _stop(v)
     xs = [-2.0, -1.0, -0.5, 0.0, 0.3, 1.5]
@@ -210,54 +295,93 @@ def check_sign_ste(cls: Any) -> None:
     if close(y, [-1.0, -1.0, -1.0, 0.0, 1.0, 1.0]):
         v.require(
             False,
-            "sign(0) is 0, but here x = 0 must give +1 (a binary weight is -1 or +1): "
-            "use where(x >= 0, 1.0, -1.0).",
+            say(
+                "sign(0) is 0, but here x = 0 must give +1 (a binary weight is -1 or +1): "
+                "use where(x >= 0, 1.0, -1.0).",
+                "sign(0) 是 0，但这里 x = 0 必须给出 +1（二值权重只能是 -1 或 +1）："
+                "请用 where(x >= 0, 1.0, -1.0)。",
+            ),
         )
         return _stop(v)
     if not v.require(
         close(y, want_y),
-        f"forward should give -1 for x < 0 and +1 for x >= 0: expected {want_y}, got {y.tolist()}.",
+        say(
+            f"forward should give -1 for x < 0 and +1 for x >= 0: expected {want_y}, "
+            f"got {y.tolist()}.",
+            f"forward 应当在 x < 0 时给出 -1，在 x >= 0 时给出 +1：应为 {want_y}，"
+            f"你得到的是 {y.tolist()}。",
+        ),
     ):
         return _stop(v)
     try:
         (y * mg.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])).sum().backward()
     except Exception as err:  # the learner's backward: say what it raised
-        v.require(False, _backward_error(err, "one here, the gradient for x"))
+        v.require(
+            False, _backward_error(err, "one here, the gradient for x", "这里只有一个：x 的梯度")
+        )
         return _stop(v)
     if not v.require(
         x.grad is not None,
-        "x.grad is None: did backward return None (is its body still `...`)? It must "
-        "return the gradient for x.",
+        say(
+            "x.grad is None: did backward return None (is its body still `...`)? It must "
+            "return the gradient for x.",
+            "x.grad 是 None：backward 是不是返回了 None（函数体还是 `...` 吗）？"
+            "它必须返回 x 的梯度。",
+        ),
     ):
         return _stop(v)
     got = x.grad.tolist()
     if close(got, [0.0] * 6):
         v.require(
             False,
-            "every gradient is 0: that is the true derivative of sign, which is "
-            "exactly what makes it useless for training. Pass the incoming "
-            "gradient through where |x| <= 1.",
+            say(
+                "every gradient is 0: that is the true derivative of sign, which is "
+                "exactly what makes it useless for training. Pass the incoming "
+                "gradient through where |x| <= 1.",
+                "所有梯度都是 0：这是 sign 真正的导数，而这恰恰让它无法用于训练。"
+                "请在 |x| <= 1 处让传入的梯度直接通过。",
+            ),
         )
     elif close(got, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]):
         v.require(
             False,
-            "you pass the gradient through everywhere (identity STE, like RoundSTE above). "
-            "Here it must be 0 where |x| > 1 (the hardtanh version), so x = -2 and x = 1.5 "
-            "get 0.",
+            say(
+                "you pass the gradient through everywhere (identity STE, like RoundSTE above). "
+                "Here it must be 0 where |x| > 1 (the hardtanh version), so x = -2 and x = 1.5 "
+                "get 0.",
+                "你让梯度在所有地方都直接通过（恒等 STE，就像前面的 RoundSTE）。这里在 |x| > 1 "
+                "处梯度必须为 0（hardtanh 版本），所以 x = -2 和 x = 1.5 处应得到 0。",
+            ),
         )
     elif close(got, [0.0, 0.0, 3.0, 4.0, 5.0, 0.0]):
         v.require(
-            False, "x = -1 should still pass its gradient: the condition is |x| <= 1, not |x| < 1."
+            False,
+            say(
+                "x = -1 should still pass its gradient: the condition is |x| <= 1, not |x| < 1.",
+                "x = -1 处的梯度也应当通过：条件是 |x| <= 1，而不是 |x| < 1。",
+            ),
         )
     elif close(got, [1.0] * 6):
         v.require(
             False,
-            "you clamped the gradient itself to [-1, 1]; the condition is on the INPUT x: pass "
-            "the gradient unchanged where |x| <= 1 and send 0 elsewhere.",
+            say(
+                "you clamped the gradient itself to [-1, 1]; the condition is on the INPUT x: "
+                "pass the gradient unchanged where |x| <= 1 and send 0 elsewhere.",
+                "你把梯度本身限制在了 [-1, 1] 之内；条件是针对输入 x 的："
+                "在 |x| <= 1 处让梯度原样通过，其他地方传 0。",
+            ),
         )
     else:
         v.require(
             close(got, [0.0, 2.0, 3.0, 4.0, 5.0, 0.0]),
-            f"with incoming gradient [1..6] expected x.grad = [0, 2, 3, 4, 5, 0], got {got}.",
+            say(
+                f"with incoming gradient [1..6] expected x.grad = [0, 2, 3, 4, 5, 0], got {got}.",
+                f"传入的梯度为 [1..6] 时，x.grad 应为 [0, 2, 3, 4, 5, 0]，你得到的是 {got}。",
+            ),
         )
-    v.done("sign forward, gradient passed straight through inside [-1, 1] and blocked outside.")
+    v.done(
+        say(
+            "sign forward, gradient passed straight through inside [-1, 1] and blocked outside.",
+            "forward 是符号函数；梯度在 [-1, 1] 之内直接通过，在之外被挡住。",
+        )
+    )

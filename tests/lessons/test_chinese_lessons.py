@@ -117,6 +117,21 @@ def test_chinese_prose_has_no_english_sentences(name: str) -> None:
             assert CJK.search(prose), f"a markdown cell with words but no Chinese:\n{cell.source}"
 
 
+# a source line ending in Chinese and the next one going on in Chinese: Markdown joins them with
+# a space, which Chinese text does not have (你好 世界)
+CJK_LINE_BREAK = re.compile(r"[\u4e00-\u9fff，。、；：？！）」”]\n[ \t]*(?=[\u4e00-\u9fff（「“])")
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_chinese_paragraphs_are_not_broken_between_characters(name: str) -> None:
+    for cell in _read(ZH_DIR / name).cells:
+        if cell.cell_type == "markdown":
+            found = CJK_LINE_BREAK.search(_prose(cell.source))
+            assert not found, (
+                f"a line break inside a Chinese sentence (shows as a space):\n{cell.source}"
+            )
+
+
 VERDICT_LINE = re.compile(r"^\s*(✓|✗|- )")
 
 
