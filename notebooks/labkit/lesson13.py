@@ -10,6 +10,7 @@ from typing import Any
 
 from .feedback import Verdict, verdict
 from .hints import register
+from .language import say
 
 register(
     "13",
@@ -22,6 +23,16 @@ register(
     "Exactly three snippets raise: the one needing tensors the first backward freed, the "
     "in-place write into a leaf that requires grad, and the backward from a tensor with no "
     "history.",
+    zh_title="报错还是运行？",
+    zh=(
+        "把每段代码对应到本课的一条说法：第二次反向传播（说法 18）、对叶子张量的原地操作"
+        "（说法 8）、对单元素张量调用 backward()（说法 15）、对 detach 后的张量调用 backward()"
+        "（说法 17）。",
+        "只有当第一次反向传播释放了保存的张量时，第二次才会失败：`+` 保存了什么吗？"
+        "`x * x` 呢？backward() 只要求张量恰好有一个元素；detach 后的张量没有计算图。",
+        "恰好有三段代码报错：需要第一次反向传播已释放的张量的那段、对需要梯度的叶子张量做原地写入的"
+        "那段，以及从没有历史的张量开始反向传播的那段。",
+    ),
 )
 
 
@@ -32,18 +43,40 @@ def _stop(v: Verdict) -> None:
 
 RAISES = {"a": False, "b": True, "c": True, "d": False, "e": True}
 
-WHY = {
-    "a": "(x + 1).sum() saves no tensors (the gradient of + is 1), so there is nothing to free: "
-    "a second backward works and doubles x.grad.",
-    "b": "(x * x).sum() saves x for MulBackward0; the first backward frees it, so the second "
-    "raises 'Trying to backward through the graph a second time'.",
-    "c": "an in-place op on a leaf that requires grad is refused with a RuntimeError (not a "
-    "warning), whatever an article says.",
-    "d": "backward() needs one element, not zero dimensions: a shape-[1] tensor works without a "
-    "gradient argument.",
-    "e": "a detached tensor does not require grad (it has no history), so calling backward() on "
-    "it raises 'element 0 of tensors does not require grad'.",
-}
+
+def _why(key: str) -> str:
+    """Why snippet `key` raises or runs, in the lesson's language."""
+    return {
+        "a": say(
+            "(x + 1).sum() saves no tensors (the gradient of + is 1), so there is nothing to free: "
+            "a second backward works and doubles x.grad.",
+            "(x + 1).sum() 不保存任何张量（+ 的梯度是 1），所以没有东西可释放："
+            "第二次反向传播照常运行，x.grad 翻倍。",
+        ),
+        "b": say(
+            "(x * x).sum() saves x for MulBackward0; the first backward frees it, so the second "
+            "raises 'Trying to backward through the graph a second time'.",
+            "(x * x).sum() 为 MulBackward0 保存了 x；第一次反向传播把它释放了，所以第二次会报错，"
+            "提示不能再次反向穿过同一个计算图。",
+        ),
+        "c": say(
+            "an in-place op on a leaf that requires grad is refused with a RuntimeError (not a "
+            "warning), whatever an article says.",
+            "对需要梯度的叶子张量做原地操作会被 RuntimeError 拒绝（不是警告），不管文章怎么说。",
+        ),
+        "d": say(
+            "backward() needs one element, not zero dimensions: a shape-[1] tensor works without a "
+            "gradient argument.",
+            "backward() 要求的是只有一个元素，而不是零维：形状为 [1] 的张量不传 gradient "
+            "参数也能调用。",
+        ),
+        "e": say(
+            "a detached tensor does not require grad (it has no history), so calling backward() on "
+            "it raises 'element 0 of tensors does not require grad'.",
+            "detach 后的张量不需要梯度（它没有历史），所以对它调用 backward() 会报错，"
+            "提示第 0 个元素不需要梯度。",
+        ),
+    }[key]
 
 
 def check_predictions(answer: Any) -> None:
@@ -52,26 +85,55 @@ def check_predictions(answer: Any) -> None:
     if not v.answered(answer, "predictions"):
         return _stop(v)
     if not v.require(
-        isinstance(answer, dict), "predictions should be a dict like {'a': True, 'b': False, ...}."
+        isinstance(answer, dict),
+        say(
+            "predictions should be a dict like {'a': True, 'b': False, ...}.",
+            "predictions 应当是一个字典，形如 {'a': True, 'b': False, ...}。",
+        ),
     ):
         return _stop(v)
     extra = sorted(map(repr, set(answer) - set(RAISES)))
     if not v.require(
-        not extra, f"there is no snippet {', '.join(extra)}: the keys are 'a' to 'e' (lower case)."
+        not extra,
+        say(
+            f"there is no snippet {', '.join(extra)}: the keys are 'a' to 'e' (lower case).",
+            f"没有代码段 {', '.join(extra)}：键应当是 'a' 到 'e'（小写）。",
+        ),
     ):
         return _stop(v)
     missing = sorted(set(RAISES) - set(answer))
-    if not v.require(not missing, f"no prediction for {', '.join(missing)}."):
+    if not v.require(
+        not missing,
+        say(
+            f"no prediction for {', '.join(missing)}.",
+            f"缺少对 {', '.join(missing)} 的预测。",
+        ),
+    ):
         return _stop(v)
     for key, raises in RAISES.items():
         if not v.require(
-            isinstance(answer[key], bool), f"{key}: use True or False, got {answer[key]!r}."
+            isinstance(answer[key], bool),
+            say(
+                f"{key}: use True or False, got {answer[key]!r}.",
+                f"{key}：请用 True 或 False，而不是 {answer[key]!r}。",
+            ),
         ):
             continue
         if answer[key] != raises:
             said = "raises" if answer[key] else "runs"
+            said_zh = "报错" if answer[key] else "正常运行"
             v.require(
                 False,
-                f"{key}: you said it {said}, but it {'raises' if raises else 'runs'}: {WHY[key]}",
+                say(
+                    f"{key}: you said it {said}, but it {'raises' if raises else 'runs'}: "
+                    f"{_why(key)}",
+                    f"{key}：你预测它{said_zh}，实际上它{'会报错' if raises else '能正常运行'}："
+                    f"{_why(key)}",
+                ),
             )
-    v.done("all five right: b, c and e raise; a and d run.")
+    v.done(
+        say(
+            "all five right: b, c and e raise; a and d run.",
+            "五个全对：b、c、e 报错；a、d 正常运行。",
+        )
+    )
