@@ -15,6 +15,7 @@ import minigrad as mg
 
 from .feedback import Verdict, close, verdict
 from .hints import register
+from .language import say
 
 register(
     "11",
@@ -23,6 +24,13 @@ register(
     "got a zero gradient holds a tensor of zeros. Only the first kind is missing.",
     "Loop over `model.named_parameters()` and keep the NAME of each parameter whose `.grad is "
     "None`. Test that before using `.grad` as a tensor: None has no `.abs()`, `.norm()`, ...",
+    zh_title="找出没有梯度的参数",
+    zh=(
+        "反向传播从未到达的参数，`.grad` 等于 None；到达了、但得到零梯度的参数，`.grad` 是一个全零"
+        "张量。只有前一种才算缺失。",
+        "遍历 `model.named_parameters()`，把 `.grad is None` 的参数的 *名字* 留下。先做这个判断，"
+        "再把 `.grad` 当张量用：None 没有 `.abs()`、`.norm()` 之类的方法。",
+    ),
 )
 register(
     "11",
@@ -33,6 +41,15 @@ register(
     "NaN. Change the INPUT of sqrt so that it never sees a 0.",
     "First replace the zero sums by 1 with an inner `where`, take the sqrt of that, then choose 0 "
     "for those rows with an outer `where` on the same condition.",
+    zh_title="不出 NaN 的范数",
+    zh=(
+        "一行的范数是它的平方和 `(v * v).sum(dim=1)` 的平方根。麻烦出在 sqrt 在 0 处的导数："
+        "它是无穷大。",
+        "`where(s > 0, s.sqrt(), 0)` 没有用：两个分支都会被求导，而 0 * inf 是 NaN。"
+        "要改的是 sqrt 的 *输入*，让它永远见不到 0。",
+        "先用内层的 `where` 把为零的平方和换成 1，对它开平方，再用同一条件的外层 `where` "
+        "给这些行选 0。",
+    ),
 )
 
 
@@ -67,41 +84,83 @@ def _names_or_problem(v: Verdict, fn: Any, model: mg.nn.Module) -> set[str] | No
         if "NoneType" in str(err):
             v.require(
                 False,
-                f"your function used a missing gradient as a tensor ({err}): for exactly the "
-                "parameters you are looking for, `p.grad` is None, which has no tensor methods. "
-                "Test `p.grad is None` first, and only then look at values (you do not need to).",
+                say(
+                    f"your function used a missing gradient as a tensor ({err}): for exactly the "
+                    "parameters you are looking for, `p.grad` is None, which has no tensor "
+                    "methods. Test `p.grad is None` first, and only then look at values (you do "
+                    "not need to).",
+                    f"你的函数把缺失的梯度当成了张量来用（{err}）：恰恰对于你要找的那些参数，"
+                    "`p.grad` 是 None，它没有张量的方法。先判断 `p.grad is None`，之后再看数值"
+                    "（其实并不需要看）。",
+                ),
             )
         else:
-            v.require(False, f"params_without_grad(model) raised AttributeError: {err}")
+            v.require(
+                False,
+                say(
+                    f"params_without_grad(model) raised AttributeError: {err}",
+                    f"params_without_grad(model) 抛出了 AttributeError：{err}",
+                ),
+            )
         return None
     except RuntimeError as err:
         if "ambiguous" in str(err):
             v.require(
                 False,
-                "`not p.grad` (or `if p.grad:`) asks for the truth value of a whole tensor, "
-                "which is ambiguous. Test `p.grad is None`.",
+                say(
+                    "`not p.grad` (or `if p.grad:`) asks for the truth value of a whole tensor, "
+                    "which is ambiguous. Test `p.grad is None`.",
+                    "`not p.grad`（或 `if p.grad:`）是在求整个张量的真值，这是有歧义的。"
+                    "请判断 `p.grad is None`。",
+                ),
             )
         else:
-            v.require(False, f"params_without_grad(model) raised RuntimeError: {err}")
+            v.require(
+                False,
+                say(
+                    f"params_without_grad(model) raised RuntimeError: {err}",
+                    f"params_without_grad(model) 抛出了 RuntimeError：{err}",
+                ),
+            )
         return None
     except Exception as err:  # the learner's code: say what it raised
-        v.require(False, f"params_without_grad(model) raised {type(err).__name__}: {err}")
+        v.require(
+            False,
+            say(
+                f"params_without_grad(model) raised {type(err).__name__}: {err}",
+                f"params_without_grad(model) 抛出了 {type(err).__name__}：{err}",
+            ),
+        )
         return None
     if result is None:
         v.require(
             False,
-            "params_without_grad(model) returned None: is its body still `...`, or is the "
-            "`return` missing? Return a list of names.",
+            say(
+                "params_without_grad(model) returned None: is its body still `...`, or is the "
+                "`return` missing? Return a list of names.",
+                "params_without_grad(model) 返回了 None：函数体是不是还是 `...`，"
+                "或者漏了 `return`？请返回一个由名字组成的列表。",
+            ),
         )
         return None
     if isinstance(result, str) or not hasattr(result, "__iter__"):
-        v.require(False, f"return a list of names, got {type(result).__name__}.")
+        v.require(
+            False,
+            say(
+                f"return a list of names, got {type(result).__name__}.",
+                f"请返回一个由名字组成的列表，得到的却是 {type(result).__name__}。",
+            ),
+        )
         return None
     items = list(result)
     if not v.require(
         all(isinstance(n, str) for n in items),
-        "return parameter NAMES (strings) as model.named_parameters() gives them, "
-        "e.g. 'unused.weight', not the tensors.",
+        say(
+            "return parameter NAMES (strings) as model.named_parameters() gives them, "
+            "e.g. 'unused.weight', not the tensors.",
+            "请返回参数的 *名字*（字符串），即 model.named_parameters() 给出的那种，"
+            "例如 'unused.weight'，而不是张量本身。",
+        ),
     ):
         return None
     return set(items)
@@ -122,36 +181,62 @@ def check_params_without_grad(fn: Any) -> None:
     if got and not got & names:
         v.require(
             False,
-            f"{sorted(got)} are not parameters of the model the check passes in (its "
-            f"parameters are {sorted(names)}): compute the names from the `model` argument, "
-            "not from the example above.",
+            say(
+                f"{sorted(got)} are not parameters of the model the check passes in (its "
+                f"parameters are {sorted(names)}): compute the names from the `model` argument, "
+                "not from the example above.",
+                f"{sorted(got)} 不是检查所传入模型的参数（它的参数是 {sorted(names)}）："
+                "请根据参数 `model` 算出名字，而不是照搬上面的例子。",
+            ),
         )
         return _stop(v)
     if got == names:
         v.require(
             False,
-            "you listed every parameter. Did your function clear the gradients (zero_grad sets "
-            "them to None), or test something every parameter has in common?",
+            say(
+                "you listed every parameter. Did your function clear the gradients (zero_grad sets "
+                "them to None), or test something every parameter has in common?",
+                "你列出了所有参数。是不是你的函数清掉了梯度（zero_grad 会把它们设为 None），"
+                "或者判断的是所有参数都具备的某个性质？",
+            ),
         )
         return _stop(v)
     want = {"unused.weight", "unused.bias", "detached.weight", "detached.bias"}
     if {"zeroed.weight", "zeroed.bias"} & got:
         v.require(
             False,
-            "zeroed.* did receive a gradient; it is all zeros, but a zero "
-            "gradient is not a missing one. Test `p.grad is None`, not its values.",
+            say(
+                "zeroed.* did receive a gradient; it is all zeros, but a zero "
+                "gradient is not a missing one. Test `p.grad is None`, not its values.",
+                "zeroed.* 确实收到了梯度；它全是零，但零梯度并不等于没有梯度。"
+                "请判断 `p.grad is None`，而不是看它的数值。",
+            ),
         )
     missing = sorted(want - got)
     extra = sorted(got - want - {"zeroed.weight", "zeroed.bias"})
     v.require(
         not missing,
-        f"missing {missing}: their .grad is None after backward "
-        "(unused in forward, or cut off by .detach()).",
+        say(
+            f"missing {missing}: their .grad is None after backward "
+            "(unused in forward, or cut off by .detach()).",
+            f"漏掉了 {missing}：反向传播之后它们的 .grad 是 None"
+            "（前向传播中没用到，或者被 .detach() 切断了）。",
+        ),
     )
-    v.require(not extra, f"{extra} have a gradient; they should not be in the list.")
+    v.require(
+        not extra,
+        say(
+            f"{extra} have a gradient; they should not be in the list.",
+            f"{extra} 有梯度，不应该出现在列表里。",
+        ),
+    )
     v.done(
-        "unused.* never took part, detached.* were cut off by .detach(); zeroed.* has a real "
-        "(zero) gradient."
+        say(
+            "unused.* never took part, detached.* were cut off by .detach(); zeroed.* has a real "
+            "(zero) gradient.",
+            "unused.* 从未参与计算，detached.* 被 .detach() 切断；"
+            "zeroed.* 有一个真实的（零）梯度。",
+        )
     )
 
 
@@ -177,38 +262,62 @@ def check_safe_norm(fn: Any) -> None:
     try:
         n = fn(x)
     except Exception as err:  # the learner's code: say what it raised
-        v.require(False, f"safe_norm(v) raised {type(err).__name__}: {err}")
+        v.require(
+            False,
+            say(
+                f"safe_norm(v) raised {type(err).__name__}: {err}",
+                f"safe_norm(v) 抛出了 {type(err).__name__}：{err}",
+            ),
+        )
         return _stop(v)
     if n is None:
         v.require(
             False,
-            "safe_norm(v) returned None: is its body still `...`, or is the `return` missing?",
+            say(
+                "safe_norm(v) returned None: is its body still `...`, or is the `return` missing?",
+                "safe_norm(v) 返回了 None：函数体是不是还是 `...`，或者漏了 `return`？",
+            ),
         )
         return _stop(v)
     if not v.require(
         isinstance(n, mg.Tensor),
-        f"safe_norm(v) returned a {type(n).__name__}; return a minigrad tensor computed from v "
-        "with tensor operations (numpy cuts the graph, so no gradient could flow).",
+        say(
+            f"safe_norm(v) returned a {type(n).__name__}; return a minigrad tensor computed from v "
+            "with tensor operations (numpy cuts the graph, so no gradient could flow).",
+            f"safe_norm(v) 返回的是 {type(n).__name__}；请返回一个用张量运算从 v 算出的 minigrad "
+            "张量（numpy 会切断计算图，梯度就流不过去了）。",
+        ),
     ):
         return _stop(v)
     want = [5.0, 0.0, 2.0**0.5]
     if close(n, [5.0, 0.0, 1.0]):
         v.require(
             False,
-            "you returned the distances of the lesson's `a` and `b` (5, 0, 1): compute the norms "
-            "of the argument `v` (here its rows are [3, 4], [0, 0], [1, -1]).",
+            say(
+                "you returned the distances of the lesson's `a` and `b` (5, 0, 1): compute the "
+                "norms of the argument `v` (here its rows are [3, 4], [0, 0], [1, -1]).",
+                "你返回的是课文里 `a` 和 `b` 之间的距离（5, 0, 1）：请计算参数 `v` 的范数"
+                "（这里它的各行是 [3, 4]、[0, 0]、[1, -1]）。",
+            ),
         )
         return _stop(v)
     if not v.require(
         close(n, want, atol=1e-5),
-        f"values: expected the row norms {want}, got {n.tolist()} (one number per row).",
+        say(
+            f"values: expected the row norms {want}, got {n.tolist()} (one number per row).",
+            f"数值：应为各行的范数 {want}，得到的是 {n.tolist()}（每行一个数）。",
+        ),
     ):
         return _stop(v)
     if n.grad_fn is not None and any("Norm" in name for name in _op_names(n.grad_fn)):
         v.require(
             False,
-            "you used the built-in norm, whose backward already special-cases 0. The exercise "
-            "is to build it yourself from `(v * v).sum(dim=1)` and `sqrt`, safely.",
+            say(
+                "you used the built-in norm, whose backward already special-cases 0. The exercise "
+                "is to build it yourself from `(v * v).sum(dim=1)` and `sqrt`, safely.",
+                "你用了内置的 norm，它的反向传播已经对 0 做了特殊处理。这个练习要你自己用 "
+                "`(v * v).sum(dim=1)` 和 `sqrt` 安全地把它搭出来。",
+            ),
         )
         return _stop(v)
     try:
@@ -217,26 +326,56 @@ def check_safe_norm(fn: Any) -> None:
         if "does not require grad" in str(err):
             v.require(
                 False,
-                "the result is not connected to v (backward says it does not require grad): "
-                "was it computed under no_grad(), or from detached values?",
+                say(
+                    "the result is not connected to v (backward says it does not require grad): "
+                    "was it computed under no_grad(), or from detached values?",
+                    "结果没有和 v 连在一起（backward 说它不需要梯度）：它是不是在 no_grad() 下"
+                    "算出来的，或者是从 detach 过的值算出来的？",
+                ),
             )
         else:
-            v.require(False, f"backward through your result raised RuntimeError: {err}")
+            v.require(
+                False,
+                say(
+                    f"backward through your result raised RuntimeError: {err}",
+                    f"对你的结果做反向传播时抛出了 RuntimeError：{err}",
+                ),
+            )
         return _stop(v)
-    if not v.require(x.grad is not None, "x.grad is None: the result is not connected to x."):
+    if not v.require(
+        x.grad is not None,
+        say(
+            "x.grad is None: the result is not connected to x.",
+            "x.grad 是 None：结果没有和 x 连在一起。",
+        ),
+    ):
         return _stop(v)
     g = np.asarray(x.grad.tolist())
     if not v.require(
         bool(np.isfinite(g).all()),
-        f"the gradient of the zero row is {g[1].tolist()}. If you wrote "
-        "where(s > 0, s.sqrt(), 0), the sqrt branch still runs at 0 and its "
-        "backward computes 0 * inf = nan even though where discards its value. "
-        "Make the INPUT of sqrt safe first: where(s > 0, s, 1).sqrt().",
+        say(
+            f"the gradient of the zero row is {g[1].tolist()}. If you wrote "
+            "where(s > 0, s.sqrt(), 0), the sqrt branch still runs at 0 and its "
+            "backward computes 0 * inf = nan even though where discards its value. "
+            "Make the INPUT of sqrt safe first: where(s > 0, s, 1).sqrt().",
+            f"全零那一行的梯度是 {g[1].tolist()}。如果你写的是 where(s > 0, s.sqrt(), 0)，"
+            "sqrt 分支在 0 处照样会运行，尽管 where 丢弃了它的值，它的反向传播仍会算出 "
+            "0 * inf = nan。先让 sqrt 的 *输入* 变安全：where(s > 0, s, 1).sqrt()。",
+        ),
     ):
         return _stop(v)
     v.require(
         close(g[0], [0.6, 0.8], atol=1e-4) and close(g[2], [0.5**0.5, -(0.5**0.5)], atol=1e-4),
-        f"gradients of the non-zero rows should be x / |x| = [0.6, 0.8] and "
-        f"[0.707, -0.707], got {g[0].tolist()} and {g[2].tolist()}.",
+        say(
+            f"gradients of the non-zero rows should be x / |x| = [0.6, 0.8] and "
+            f"[0.707, -0.707], got {g[0].tolist()} and {g[2].tolist()}.",
+            f"非零行的梯度应为 x / |x| = [0.6, 0.8] 和 [0.707, -0.707]，"
+            f"得到的是 {g[0].tolist()} 和 {g[2].tolist()}。",
+        ),
     )
-    v.done("right values, and the zero row gets a finite gradient.")
+    v.done(
+        say(
+            "right values, and the zero row gets a finite gradient.",
+            "数值正确，全零那一行也得到了有限的梯度。",
+        )
+    )

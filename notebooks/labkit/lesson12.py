@@ -14,6 +14,7 @@ from minigrad.autograd import record_steps
 
 from .feedback import Verdict, verdict
 from .hints import register
+from .language import say
 
 register(
     "12",
@@ -25,6 +26,16 @@ register(
     "node before.",
     "Push a next node onto the stack only the first time you meet it (keep a set of explored "
     "nodes): counting edges and exploring nodes are two separate things.",
+    zh_title="依赖计数",
+    zh=(
+        "从 `{root: 0}` 和一个装着 root 的栈开始。弹出一个节点，"
+        "查看 `node.next_functions` 中的每个 `(next_node, _)`；"
+        "跳过其中的 `None`（不需要梯度的输入）。",
+        "每当有一条边到达某个下游节点，就给它的计数加 1，*每一次* 都要加，"
+        "即使这个节点之前已经见过。",
+        "只在第一次遇到某个下游节点时才把它压入栈（用一个集合记下已经探索过的节点）：数边和探索节点"
+        "是两件不同的事。",
+    ),
 )
 register(
     "12",
@@ -36,6 +47,15 @@ register(
     "done), THEN append the node; at the end reverse the list, so root comes first.",
     "Or Kahn's algorithm with your dependency counts: take root; each time you take a node, "
     "subtract 1 from the count of each next node, and take a node once its count reaches 0.",
+    zh_title="拓扑排序",
+    zh=(
+        "一个节点只能在所有向它发送梯度的节点都运行之后才能运行。搜索第一次遇到各节点的顺序（DFS "
+        "先序、BFS）是不够的：一条短路径可能在一条长路径送来梯度之前就到达了某个节点。",
+        "深度优先：先访问一个节点的全部 `next_functions`（跳过 None 和已经处理完的节点），*然后* "
+        "再把这个节点追加到列表里；最后把列表反转，让 root 排在最前面。",
+        "也可以用 Kahn 算法配合你的依赖计数：先取 root；每取出一个节点，就把它每个下游节点的计数"
+        "减 1，计数降到 0 的节点就可以取出了。",
+    ),
 )
 
 
@@ -127,23 +147,49 @@ def _call(v: Verdict, fn: Any, what: str, root: Any) -> Any:
         if "NoneType" in str(err):
             v.require(
                 False,
-                f"{what} raised AttributeError ({err}): `next_functions` holds `(None, 0)` for "
-                "an input that needs no gradient (here the constant c in `a.exp() * c`). Skip "
-                "the None entries.",
+                say(
+                    f"{what} raised AttributeError ({err}): `next_functions` holds `(None, 0)` "
+                    "for an input that needs no gradient (here the constant c in `a.exp() * c`). "
+                    "Skip the None entries.",
+                    f"{what} 抛出了 AttributeError（{err}）：对于不需要梯度的输入（这里是 "
+                    "`a.exp() * c` 中的常量 c），`next_functions` 里存的是 `(None, 0)`。"
+                    "请跳过这些 None。",
+                ),
             )
         else:
-            v.require(False, f"{what} raised AttributeError: {err}")
+            v.require(
+                False,
+                say(
+                    f"{what} raised AttributeError: {err}",
+                    f"{what} 抛出了 AttributeError：{err}",
+                ),
+            )
         return None
     except RecursionError:
-        v.require(False, f"{what} never stopped (RecursionError): keep a set of visited nodes.")
+        v.require(
+            False,
+            say(
+                f"{what} never stopped (RecursionError): keep a set of visited nodes.",
+                f"{what} 停不下来（RecursionError）：请用一个集合记下已访问过的节点。",
+            ),
+        )
         return None
     except Exception as err:  # the learner's code: say what it raised
-        v.require(False, f"{what} raised {type(err).__name__}: {err}")
+        v.require(
+            False,
+            say(
+                f"{what} raised {type(err).__name__}: {err}",
+                f"{what} 抛出了 {type(err).__name__}：{err}",
+            ),
+        )
         return None
     if result is None:
         v.require(
             False,
-            f"{what} returned None: is its body still `...`, or is the `return` missing?",
+            say(
+                f"{what} returned None: is its body still `...`, or is the `return` missing?",
+                f"{what} 返回了 None：函数体是不是还是 `...`，或者漏了 `return`？",
+            ),
         )
     return result
 
@@ -156,9 +202,13 @@ def check_count_dependencies(fn: Any) -> None:
     if getattr(fn, "__name__", "") == "dependencies" or _borrowed(fn, ("dependencies", "walk")):
         v.require(
             False,
-            "your function uses the lesson's `dependencies`/`walk` from section 2, which is "
-            "the answer already written. Write the walk yourself: a stack, a set of explored "
-            "nodes, and a count per edge.",
+            say(
+                "your function uses the lesson's `dependencies`/`walk` from section 2, which is "
+                "the answer already written. Write the walk yourself: a stack, a set of explored "
+                "nodes, and a count per edge.",
+                "你的函数用了课文第 2 节的 `dependencies`/`walk`，那等于是现成的答案。请自己写这次"
+                "遍历：一个栈、一个记录已探索节点的集合，再为每条边计一次数。",
+            ),
         )
         return _stop(v)
     loss, names = _graph()
@@ -166,31 +216,46 @@ def check_count_dependencies(fn: Any) -> None:
     if got is None:
         return _stop(v)
     if not v.require(
-        isinstance(got, dict), f"return a dict {{node: count}}, got {type(got).__name__}."
+        isinstance(got, dict),
+        say(
+            f"return a dict {{node: count}}, got {type(got).__name__}.",
+            f"请返回一个字典 {{node: count}}，得到的却是 {type(got).__name__}。",
+        ),
     ):
         return _stop(v)
     if got and all(isinstance(k, str) for k in got):
         v.require(
             False,
-            "the keys are strings; use the node objects themselves as keys (two nodes can "
-            "have the same name).",
+            say(
+                "the keys are strings; use the node objects themselves as keys (two nodes can "
+                "have the same name).",
+                "键是字符串；请直接用节点对象本身作键（两个节点可能同名）。",
+            ),
         )
         return _stop(v)
     want = _engine_counts(loss)
     missing = [n for n in want if n not in got and want[n] > 0]
     if not v.require(
         not missing,
-        f"no count for {', '.join(_name(names, n) for n in missing)}: every "
-        "node reachable through next_functions needs one (AccumulateGrad "
-        "nodes included).",
+        say(
+            f"no count for {', '.join(_name(names, n) for n in missing)}: every "
+            "node reachable through next_functions needs one (AccumulateGrad "
+            "nodes included).",
+            f"{'、'.join(_name(names, n) for n in missing)} 没有计数：凡是能通过 next_functions "
+            "到达的节点都需要一个计数（包括 AccumulateGrad 节点）。",
+        ),
     ):
         return _stop(v)
     if got.get(loss.grad_fn, 0) != 0:
         v.require(
             False,
-            f"the root {_name(names, loss.grad_fn)} has count {got[loss.grad_fn]}, but no "
-            "edge points at it (the engine seeds it separately): it should be 0 or "
-            "absent.",
+            say(
+                f"the root {_name(names, loss.grad_fn)} has count {got[loss.grad_fn]}, but no "
+                "edge points at it (the engine seeds it separately): it should be 0 or "
+                "absent.",
+                f"根节点 {_name(names, loss.grad_fn)} 的计数是 {got[loss.grad_fn]}，但没有任何边"
+                "指向它（引擎单独给它送入初始梯度）：它应该是 0，或者干脆不出现。",
+            ),
         )
     for node, count in want.items():
         if node is loss.grad_fn:
@@ -200,21 +265,38 @@ def check_count_dependencies(fn: Any) -> None:
             if have == 1 and count > 1:
                 v.require(
                     False,
-                    f"{_name(names, node)} has {count} incoming edges but you counted 1: "
-                    "count every edge, even when you reach a node you have already "
-                    "visited (only the recursion into it should happen once).",
+                    say(
+                        f"{_name(names, node)} has {count} incoming edges but you counted 1: "
+                        "count every edge, even when you reach a node you have already "
+                        "visited (only the recursion into it should happen once).",
+                        f"{_name(names, node)} 有 {count} 条入边，你却只数了 1 条：每条边都要计数，"
+                        "即使到达的是已经访问过的节点（只有深入它内部的那一步才只做一次）。",
+                    ),
                 )
             elif have > count:
                 v.require(
                     False,
-                    f"{_name(names, node)}: counted {have}, expected {count}. Did you walk "
-                    "into an already visited node again and count its inputs twice?",
+                    say(
+                        f"{_name(names, node)}: counted {have}, expected {count}. Did you walk "
+                        "into an already visited node again and count its inputs twice?",
+                        f"{_name(names, node)}：数出 {have}，应为 {count}。你是不是又走进了一个"
+                        "已经访问过的节点，把它的输入数了两遍？",
+                    ),
                 )
             else:
-                v.require(False, f"{_name(names, node)}: counted {have}, expected {count}.")
+                v.require(
+                    False,
+                    say(
+                        f"{_name(names, node)}: counted {have}, expected {count}.",
+                        f"{_name(names, node)}：数出 {have}，应为 {count}。",
+                    ),
+                )
     v.done(
-        "each node's count is the number of edges that point at it, so it becomes ready when "
-        "its last gradient arrives."
+        say(
+            "each node's count is the number of edges that point at it, so it becomes ready when "
+            "its last gradient arrives.",
+            "每个节点的计数就是指向它的边数，所以当它的最后一份梯度到达时，它就进入就绪状态。",
+        )
     )
 
 
@@ -227,9 +309,13 @@ def check_topological_order(fn: Any) -> None:
     if borrowed or "_sequence_nr" in _used_names(fn):
         v.require(
             False,
-            "your function orders the nodes by their sequence numbers (or runs an engine). "
-            "Sequence numbers record creation order, which happens to fit here; the exercise "
-            "is to derive the order from the edges alone (`next_functions`).",
+            say(
+                "your function orders the nodes by their sequence numbers (or runs an engine). "
+                "Sequence numbers record creation order, which happens to fit here; the exercise "
+                "is to derive the order from the edges alone (`next_functions`).",
+                "你的函数按序号给节点排序（或者直接运行了一个引擎）。序号记录的是创建顺序，在这里"
+                "碰巧行得通；这个练习要你只根据边（`next_functions`）推出顺序。",
+            ),
         )
         return _stop(v)
     loss, names = _graph()
@@ -239,27 +325,55 @@ def check_topological_order(fn: Any) -> None:
     try:
         order = list(result)
     except TypeError:
-        v.require(False, f"return a list of nodes, got {type(result).__name__}.")
+        v.require(
+            False,
+            say(
+                f"return a list of nodes, got {type(result).__name__}.",
+                f"请返回一个由节点组成的列表，得到的却是 {type(result).__name__}。",
+            ),
+        )
         return _stop(v)
     if order and all(isinstance(n, str) for n in order):
-        v.require(False, "the list holds strings; return the node objects themselves.")
+        v.require(
+            False,
+            say(
+                "the list holds strings; return the node objects themselves.",
+                "列表里装的是字符串；请返回节点对象本身。",
+            ),
+        )
         return _stop(v)
     want = set(_engine_counts(loss))
     dupes = {_name(names, n) for n in order if order.count(n) > 1}
     if not v.require(
-        not dupes, f"{', '.join(sorted(dupes))} appear more than once: keep a set of visited nodes."
+        not dupes,
+        say(
+            f"{', '.join(sorted(dupes))} appear more than once: keep a set of visited nodes.",
+            f"{'、'.join(sorted(dupes))} 出现了不止一次：请用一个集合记下已访问过的节点。",
+        ),
     ):
         return _stop(v)
     missing = [_name(names, n) for n in want if n not in order]
-    if not v.require(not missing, f"missing nodes: {', '.join(missing)}."):
+    if not v.require(
+        not missing,
+        say(f"missing nodes: {', '.join(missing)}.", f"缺少节点：{'、'.join(missing)}。"),
+    ):
         return _stop(v)
     extra = [_name(names, n) for n in order if n not in want]
-    if not v.require(not extra, f"{', '.join(extra)} are not nodes of this graph."):
+    if not v.require(
+        not extra,
+        say(
+            f"{', '.join(extra)} are not nodes of this graph.",
+            f"{'、'.join(extra)} 不是这个计算图里的节点。",
+        ),
+    ):
         return _stop(v)
     root = _name(names, loss.grad_fn)
     if not v.require(
         order[0] is loss.grad_fn,
-        f"the root ({root}) must come first; you start with {_name(names, order[0])}.",
+        say(
+            f"the root ({root}) must come first; you start with {_name(names, order[0])}.",
+            f"根节点（{root}）必须排在最前面；你的列表却从 {_name(names, order[0])} 开始。",
+        ),
     ):
         return _stop(v)
     position = {n: i for i, n in enumerate(order)}
@@ -269,10 +383,20 @@ def check_topological_order(fn: Any) -> None:
                 sender, receiver = _name(names, node), _name(names, nxt)
                 v.require(
                     False,
-                    f"{receiver} comes before {sender}, but {sender} sends it a gradient: it "
-                    "must run first. The order in which a search first meets the nodes (a "
-                    "plain pre-order DFS, or BFS) is not enough; use a post-order DFS reversed, "
-                    "or Kahn's algorithm with the dependency counts.",
+                    say(
+                        f"{receiver} comes before {sender}, but {sender} sends it a gradient: it "
+                        "must run first. The order in which a search first meets the nodes (a "
+                        "plain pre-order DFS, or BFS) is not enough; use a post-order DFS "
+                        "reversed, or Kahn's algorithm with the dependency counts.",
+                        f"{receiver} 排在了 {sender} 前面，但 {sender} 要向它发送梯度：{sender} "
+                        "必须先运行。搜索第一次遇到各节点的顺序（普通的 DFS 先序或 BFS）是不够的；"
+                        "请用反转后的 DFS 后序，或者用 Kahn 算法配合依赖计数。",
+                    ),
                 )
                 return _stop(v)
-    v.done("every node comes before the nodes it feeds, so its gradient is complete when it runs.")
+    v.done(
+        say(
+            "every node comes before the nodes it feeds, so its gradient is complete when it runs.",
+            "每个节点都排在它所馈送的节点之前，所以它运行时，它的梯度已经完整了。",
+        )
+    )

@@ -1,0 +1,142 @@
+"""Lesson 14's checks in Chinese: for each exercise, the solution and the usual slips."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from labkit import lesson14
+from test_chinese_lessons import CJK, ENGLISH_RUN
+
+import minigrad as mg
+
+
+def chinese_only(out: str) -> None:
+    """Chinese, apart from minigrad's own error message quoted after 抛出了 <Error>（…）."""
+    assert CJK.search(out), out
+    for line in re.sub(r"抛出了 \w+（[^）]*）", "", out).splitlines():
+        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
+
+
+def _step(zero=True, backward=True, update=True, as_float=True, twice=False, where=None):
+    def train_step(model, opt, loss_fn, xb, yb):
+        if zero:
+            opt.zero_grad()
+        loss = loss_fn(model(xb), yb)
+        if backward:
+            loss.backward(retain_graph=twice)
+            if twice:
+                loss.backward()
+        if where == "between":
+            opt.zero_grad()
+        if update == "data":
+            for p in model.parameters():
+                p.data -= 0.5 * p.grad.data
+        elif update:
+            opt.step()
+        return loss.item() if as_float else loss
+
+    return train_step
+
+
+def _no_graph(model, opt, loss_fn, xb, yb):
+    opt.zero_grad()
+    with mg.no_grad():
+        loss = loss_fn(model(xb), yb)
+    loss.backward()
+    opt.step()
+    return loss.item()
+
+
+def _notebook_data(model, opt, loss_fn, xb, yb):
+    return loss_fn(model(mg.randn(32, 64)), yb).item()
+
+
+def _stub(*args): ...
+
+
+def test_14_train_step_solution_in_chinese(chinese, said):
+    out = said(lesson14.check_train_step, _step())
+    chinese_only(out)
+    assert out.startswith("✓ 训练一步（train_step）：")
+
+
+@pytest.mark.parametrize(
+    "step, words",
+    [
+        (_step(zero=False), "累积"),
+        (_step(update=False), "参数没有变化"),
+        (_step(backward=False), "参数没有变化"),
+        (_step(as_float=False), "Python float"),
+        (_step(twice=True), "backward 运行了 4 次"),
+        (_step(where="between"), "之前调用 `opt.zero_grad()`"),
+        (_step(update="data"), "版本计数器"),
+        (_no_graph, "损失没有计算图"),
+        (_notebook_data, "只使用它的参数"),
+        (_stub, "返回了 None"),
+        (..., "还是 `...`"),
+    ],
+)
+def test_14_train_step_slips_in_chinese(chinese, said, step, words):
+    out = said(lesson14.check_train_step, step)
+    chinese_only(out)
+    assert out.startswith("✗ 训练一步（train_step）：还没对。") and words in out, out
+
+
+def _right(model, x, y):
+    with mg.no_grad():
+        return float((model(x).argmax(dim=1).numpy() == y.numpy()).mean())
+
+
+def _with_graph(model, x, y):
+    return float((model(x).argmax(dim=1).numpy() == y.numpy()).mean())
+
+
+def _bool_mean(model, x, y):
+    with mg.no_grad():
+        return (model(x).argmax(dim=1) == y).mean().item()
+
+
+def _dim0(model, x, y):
+    with mg.no_grad():
+        return (model(x).argmax(dim=0) == y).float().mean().item()
+
+
+def test_14_accuracy_solution_in_chinese(chinese, said):
+    out = said(lesson14.check_accuracy, _right)
+    chinese_only(out)
+    assert out.startswith("✓ 准确率（accuracy）：")
+
+
+@pytest.mark.parametrize(
+    "accuracy, words",
+    [
+        (lambda m, x, y: 100 * _right(m, x, y), "百分数"),
+        (lambda m, x, y: 1 - _right(m, x, y), "错误率"),
+        (lambda m, x, y: mg.tensor(_right(m, x, y)), "Python float"),
+        (lambda m, x, y: 0.5, "dim 1"),
+        (_with_graph, "mg.no_grad()"),
+        (_bool_mean, "`.float()`"),
+        (_dim0, "形状不同"),
+        (lambda m, x, y: None, "返回了 None"),
+        (..., "还是 `...`"),
+    ],
+)
+def test_14_accuracy_slips_in_chinese(chinese, said, accuracy, words):
+    out = said(lesson14.check_accuracy, accuracy)
+    chinese_only(out)
+    assert out.startswith("✗ 准确率（accuracy）：还没对。") and words in out, out
+
+
+def test_14_hints_in_chinese(chinese, capsys, monkeypatch):
+    from collections import Counter
+
+    from labkit import hint, hints
+
+    monkeypatch.setattr(hints, "_shown", Counter())  # leave the other tests' hint counts alone
+    for exercise in ("train_step", "accuracy"):
+        for _ in hints.HINTS[exercise]["zh"]:
+            hint(exercise)
+        out = capsys.readouterr().out
+        chinese_only(out)
+        assert "（最后一条：接下来就是答案了）" in out
