@@ -25,13 +25,12 @@ from .feedback import Verdict, verdict
 from .hints import register
 from .jacobians import same as _same
 from .jacobians import slip
+from .language import say
 
-JACOBIAN = "Jacobian, the cheaper way"
-HVP = "Hessian-vector product"
-
+# Each exercise's key (its English title, as in progress.json) is named where it is registered.
 register(
     "17",
-    JACOBIAN,
+    JACOBIAN := "Jacobian, the cheaper way",
     "First run f(x) once to learn the shape: m = y.numel() outputs, n = x.numel() inputs. Rows "
     "cost one backward pass per output (m), columns by the double-backward trick one pass for "
     "g = Jᵀu plus one per input (n + 1). Pick the smaller.",
@@ -41,16 +40,37 @@ register(
     "For each input j: column j is mg.autograd.grad(g, u, grad_outputs=mg.eye(n)[j], "
     "retain_graph=True)[0] (retain_graph: g's graph serves every column). mg.stack(columns, "
     "dim=1) puts them side by side: shape (m, n).",
+    zh_title="雅可比矩阵，走更省的方向",
+    zh=(
+        "先运行一次 f(x)，弄清形状：m = y.numel() 个输出，n = x.numel() 个输入。按行算，"
+        "每个输出一次反向传播（共 m 次）；按列用双重反向技巧，g = Jᵀu 一次，再每个输入一次"
+        "（共 n + 1 次）。选次数少的那个方向。",
+        "按行：用第 4 节的 jacobian_by_rows(f, x)。按列：u = mg.zeros_like(y, "
+        "requires_grad=True)，然后只调用一次 mg.autograd.grad(y, x, grad_outputs=u, "
+        "create_graph=True) 得到 g = Jᵀu；它和你要算哪一列无关，所以每一列都复用它。",
+        "对每个输入 j：第 j 列是 mg.autograd.grad(g, u, grad_outputs=mg.eye(n)[j], "
+        "retain_graph=True)[0]（retain_graph：g 的计算图要为每一列服务）。mg.stack(columns, "
+        "dim=1) 把各列并排放好，形状为 (m, n)。",
+    ),
 )
 register(
     "17",
-    HVP,
+    HVP := "Hessian-vector product",
     "Two backward passes, whatever the size of x: the first gives the gradient g as a tensor "
     "with a graph of its own, the second differentiates g in the direction v.",
     "g = mg.autograd.grad(f(x), x, create_graph=True)[0]. Without create_graph, g is plain "
     "numbers and cannot be differentiated.",
     "Differentiate g weighted by v: mg.autograd.grad(g, x, grad_outputs=v)[0] (the same as "
     "the gradient of (g * v).sum()). That is vᵀH, and vᵀH = Hv because H is symmetric.",
+    zh_title="黑塞-向量积",
+    zh=(
+        "不管 x 有多大，都只要两次反向传播：第一次得到梯度 g，它是一个自带计算图的张量；"
+        "第二次沿方向 v 对 g 求导。",
+        "g = mg.autograd.grad(f(x), x, create_graph=True)[0]。不加 create_graph，g 就只是"
+        "一串数字，无法再求导。",
+        "以 v 为权重对 g 求导：mg.autograd.grad(g, x, grad_outputs=v)[0]（等同于对 "
+        "(g * v).sum() 求梯度）。这就是 vᵀH，而 H 对称，所以 vᵀH = Hv。",
+    ),
 )
 
 
@@ -150,44 +170,56 @@ def _first_sentence(err: Exception) -> str:
 def _explain(err: Exception) -> str:
     """What a typical error inside the learner's function means, in the lesson's words."""
     text = str(err)
-    known = (
-        (
-            "One of the differentiated Tensors does not require grad",
-            "The dummy u must require grad, since the column passes differentiate with respect "
+    if "One of the differentiated Tensors does not require grad" in text:
+        return say(
+            " The dummy u must require grad, since the column passes differentiate with respect "
             "to it: mg.zeros_like(y, requires_grad=True).",
-        ),
-        (
-            "does not require grad and does not have a grad_fn",
-            "The first pass has to build a graph of its own: pass create_graph=True to it, or "
+            "哑变量 u 必须 requires_grad，因为求各列的那几次反向传播要对它求导："
+            "mg.zeros_like(y, requires_grad=True)。",
+        )
+    if "does not require grad and does not have a grad_fn" in text:
+        return say(
+            " The first pass has to build a graph of its own: pass create_graph=True to it, or "
             "its result is plain numbers that cannot be differentiated again.",
-        ),
-        (
-            "backward through the graph a second time",
-            "A pass freed a graph that a later pass needs: retain_graph=True on every pass "
+            "第一次反向传播必须自己建出计算图：给它传 create_graph=True，否则它的结果只是"
+            "一串数字，无法再求导。",
+        )
+    if "backward through the graph a second time" in text:
+        return say(
+            " A pass freed a graph that a later pass needs: retain_graph=True on every pass "
             "that reuses a graph (create_graph=True already keeps the first one).",
-        ),
-        (
-            "implicitly created only for scalar outputs",
-            "That output has several entries, so its pass needs a vector: grad_outputs= a "
+            "某次反向传播释放了后面还要用的计算图：凡是复用同一张图的反向传播都要加 "
+            "retain_graph=True（create_graph=True 已经会保留第一次的图）。",
+        )
+    if "implicitly created only for scalar outputs" in text:
+        return say(
+            " That output has several entries, so its pass needs a vector: grad_outputs= a "
             "tensor shaped like it (a one-hot vector, u, or v).",
-        ),
-        (
-            "Mismatch in shape",
-            "grad_outputs must have the shape of what you differentiate: read the sizes from "
+            "这个输出有多个元素，所以它的反向传播需要一个向量：grad_outputs= 一个与它形状"
+            "相同的张量（one-hot 向量、u 或 v）。",
+        )
+    if "Mismatch in shape" in text:
+        return say(
+            " grad_outputs must have the shape of what you differentiate: read the sizes from "
             "y and x instead of fixing them.",
-        ),
-        (
-            "appears to not have been used in the graph",
-            "Differentiate with respect to the x your function was given (the one f used), "
+            "grad_outputs 的形状必须与被求导的张量相同：尺寸要从 y 和 x 读出来，不要写死。",
+        )
+    if "appears to not have been used in the graph" in text:
+        return say(
+            " Differentiate with respect to the x your function was given (the one f used), "
             "or, for a column, with respect to u.",
-        ),
-        ("Can't call numpy()", "Stay with tensors and autograd: numpy cannot differentiate."),
-    )
-    for key, meaning in known:
-        if key in text:
-            return " " + meaning
+            "要对传给你函数的那个 x（也就是 f 用到的那个）求导；求某一列时，则对 u 求导。",
+        )
+    if "Can't call numpy()" in text:
+        return say(
+            " Stay with tensors and autograd: numpy cannot differentiate.",
+            "请一直使用张量和 autograd：numpy 不会求导。",
+        )
     if isinstance(err, IndexError):
-        return " Read the sizes from y and x (y.numel(), x.numel()) instead of fixing them."
+        return say(
+            " Read the sizes from y and x (y.numel(), x.numel()) instead of fixing them.",
+            "尺寸要从 y 和 x 读出来（y.numel()、x.numel()），不要写死。",
+        )
     return ""
 
 
@@ -196,22 +228,33 @@ def _usable(v: Verdict, label: str, result: Any, error: Exception | None, what: 
     if error is not None:
         v.require(
             False,
-            f"on {label} your function raised {type(error).__name__}: “{_first_sentence(error)}”."
+            say(
+                f"on {label} your function raised {type(error).__name__}: "
+                f"“{_first_sentence(error)}”.",
+                f"对于{label}，你的函数抛出了 {type(error).__name__}：“{_first_sentence(error)}”。",
+            )
             + _explain(error),
         )
         return None
     if result is None or result is Ellipsis:
         v.require(
             False,
-            f"on {label} your function returned {result!r}: is its body still `...`, or is "
-            f"the `return` missing? It should return {what}.",
+            say(
+                f"on {label} your function returned {result!r}: is its body still `...`, or is "
+                f"the `return` missing? It should return {what}.",
+                f"对于{label}，你的函数返回了 {result!r}：函数体是不是还是 `...`，或者漏了 "
+                f"`return`？它应当返回{what}。",
+            ),
         )
         return None
     got = _as_array(result)
     if got is None:
         v.require(
             False,
-            f"on {label} you returned a {type(result).__name__}: return a tensor of {what}.",
+            say(
+                f"on {label} you returned a {type(result).__name__}: return a tensor of {what}.",
+                f"对于{label}，你返回的是 {type(result).__name__}：请返回一个张量，内容是{what}。",
+            ),
         )
     return got
 
@@ -220,7 +263,11 @@ def _callable(v: Verdict, fn: Any, name: str, signature: str) -> bool:
     if not v.answered(fn, f"`{name}`"):
         return False
     return v.require(
-        callable(fn), f"`{name}` should be a function {signature}, not {type(fn).__name__}."
+        callable(fn),
+        say(
+            f"`{name}` should be a function {signature}, not {type(fn).__name__}.",
+            f"`{name}` 应当是函数 {signature}，而不是 {type(fn).__name__}。",
+        ),
     )
 
 
@@ -240,12 +287,18 @@ def _jacobian_cases() -> list[tuple[str, Callable[[Any], Any], np.ndarray]]:
 
     return [
         (
-            "a wide f (6 inputs, 2 outputs: [Σ x·eˣ, Σ x_k·x_k+1])",
+            say(
+                "a wide f (6 inputs, 2 outputs: [Σ x·eˣ, Σ x_k·x_k+1])",
+                "「宽」的 f（6 个输入，2 个输出：[Σ x·eˣ, Σ x_k·x_k+1]）",
+            ),
             wide,
             rng.uniform(-1, 1, 6).round(2),
         ),
         (
-            "a tall f (2 inputs, 7 outputs: sin(x0·t) + x1·t² at 7 times t)",
+            say(
+                "a tall f (2 inputs, 7 outputs: sin(x0·t) + x1·t² at 7 times t)",
+                "「高」的 f（2 个输入，7 个输出：7 个时刻 t 上的 sin(x0·t) + x1·t²）",
+            ),
             tall,
             rng.uniform(-1, 1, 2).round(2),
         ),
@@ -258,42 +311,59 @@ def _jacobian_passes(label: str, passes: int, flags: list[bool], m: int, n: int)
     best = min(by_rows, by_columns)
     if passes == best and (best == by_rows or (flags and flags[0])):
         return None
-    cost = (
+    cost = say(
         f"with {m} outputs and {n} inputs, rows cost {by_rows} passes (one per output) and "
-        f"columns {by_columns} (one for g = Jᵀu, then one per input)"
+        f"columns {by_columns} (one for g = Jᵀu, then one per input)",
+        f"有 {m} 个输出、{n} 个输入时，按行要 {by_rows} 次反向传播（每个输出一次），按列要 "
+        f"{by_columns} 次（g = Jᵀu 一次，再每个输入一次）",
     )
     if passes == by_columns and by_rows < by_columns:
-        return (
+        return say(
             f"on {label} the matrix is right, but your {passes} backward passes went column by "
-            f"column: {cost}. Here rows are cheaper."
+            f"column: {cost}. Here rows are cheaper.",
+            f"对于{label}，矩阵是对的，但你的 {passes} 次反向传播是按列算的：{cost}。"
+            "这里按行更省。",
         )
     if passes == by_rows and by_columns < by_rows:
-        return (
+        return say(
             f"on {label} the matrix is right, but your {passes} backward passes went row by "
-            f"row, one per output: {cost}. Here columns are cheaper."
+            f"row, one per output: {cost}. Here columns are cheaper.",
+            f"对于{label}，矩阵是对的，但你的 {passes} 次反向传播是按行算的，每个输出一次："
+            f"{cost}。这里按列更省。",
         )
     if passes == 2 * n and by_columns < by_rows:
-        return (
+        return say(
             f"on {label} the matrix is right, but it took {passes} passes, two per column: "
             "each column ran its own first pass (mg.autograd.functional.jvp does that). The "
             "first pass, g = Jᵀu, is the same for every column: run it once and reuse it with "
-            f"retain_graph=True, {by_columns} passes in all."
+            f"retain_graph=True, {by_columns} passes in all.",
+            f"对于{label}，矩阵是对的，但用了 {passes} 次反向传播，每列两次：每一列都单独跑了"
+            "一遍第一次反向传播（mg.autograd.functional.jvp 就是这么做的）。第一次反向传播 "
+            "g = Jᵀu 对每一列都一样：只跑一次，再配合 retain_graph=True 复用它，总共 "
+            f"{by_columns} 次。",
         )
-    return f"on {label} the matrix is right, but it took {passes} backward passes: {cost}."
+    return say(
+        f"on {label} the matrix is right, but it took {passes} backward passes: {cost}.",
+        f"对于{label}，矩阵是对的，但用了 {passes} 次反向传播：{cost}。",
+    )
 
 
 def _diagnose_jacobian(got: np.ndarray, want: np.ndarray) -> str:
     rows, cols = want.shape
     if _same(got, want.T):
-        return (
+        return say(
             f"you have the transpose: rows should be the {rows} outputs and columns the {cols} "
             "inputs (J[i][j] = ∂y_i/∂x_j). Columns collected in a list go side by side with "
-            "mg.stack(columns, dim=1)."
+            "mg.stack(columns, dim=1).",
+            f"你得到的是转置：行应当对应 {rows} 个输出，列对应 {cols} 个输入"
+            "（J[i][j] = ∂y_i/∂x_j）。收集在列表里的各列要用 mg.stack(columns, dim=1) "
+            "并排放好。",
         )
     if _same(got, want.sum(1)):
-        return (
+        return say(
             "that is one Jacobian-vector product with v = all ones (J·1): a one-hot v per "
-            "input gives each column."
+            "input gives each column.",
+            "这是一个雅可比-向量积，v 取全 1（J·1）：每个输入用一个 one-hot 的 v，才能得到各列。",
         )
     return slip(got, want)
 
@@ -309,33 +379,45 @@ def check_jacobian(jacobian: Callable[[Callable[[Any], Any], Any], Any]) -> None
         m, n = want.shape
         x = mg.tensor(point.tolist(), requires_grad=True)
         result, error, passes, flags, used = _run(jacobian, (f, x))
-        got = _usable(v, label, result, error, "the Jacobian")
+        got = _usable(v, label, result, error, say("the Jacobian", "雅可比矩阵"))
         if got is None:
             break
         if "jacobian" in used:
             v.require(
                 False,
-                f"on {label} mg.autograd.functional.jacobian did the work (and it always goes "
-                "row by row). Build J yourself, by rows or by columns, whichever needs fewer "
-                "backward passes.",
+                say(
+                    f"on {label} mg.autograd.functional.jacobian did the work (and it always goes "
+                    "row by row). Build J yourself, by rows or by columns, whichever needs fewer "
+                    "backward passes.",
+                    f"对于{label}，活是 mg.autograd.functional.jacobian 干的（而它总是按行算）。"
+                    "请自己构造 J，按行或按列，哪个方向需要的反向传播少就用哪个。",
+                ),
             )
             break
         if passes == 0:
             v.require(
                 False,
-                f"on {label} no backward pass ran: build J with backward passes (vjp rows or "
-                "jvp columns), not from a formula or finite differences.",
+                say(
+                    f"on {label} no backward pass ran: build J with backward passes (vjp rows or "
+                    "jvp columns), not from a formula or finite differences.",
+                    f"对于{label}，一次反向传播都没有运行：请用反向传播构造 J（vjp 求行或 jvp "
+                    "求列），不要用公式或有限差分。",
+                ),
             )
             break
         if not _same(got, want):
-            v.require(False, f"on {label}: " + _diagnose_jacobian(got, want))
+            v.require(False, say(f"on {label}: ", f"对于{label}：") + _diagnose_jacobian(got, want))
             break
         slower = _jacobian_passes(label, passes, flags, m, n)
         if not v.require(slower is None, slower or ""):
             break
     v.done(
-        "rows for the wide f (2 passes), columns for the tall one (3 passes): one pass per "
-        "output or one per input plus one, whichever is fewer."
+        say(
+            "rows for the wide f (2 passes), columns for the tall one (3 passes): one pass per "
+            "output or one per input plus one, whichever is fewer.",
+            "「宽」的 f 按行（2 次反向传播），「高」的 f 按列（3 次）：每个输出一次，或每个输入"
+            "一次再加一次，取少的那个。",
+        )
     )
 
 
@@ -354,13 +436,19 @@ def _hvp_cases() -> list[tuple[str, Callable[[Any], Any], np.ndarray, np.ndarray
 
     return [
         (
-            "f(x) = Σ x·sin(x) + Σ x_k·x_k+1² with 8 inputs",
+            say(
+                "f(x) = Σ x·sin(x) + Σ x_k·x_k+1² with 8 inputs",
+                "有 8 个输入的 f(x) = Σ x·sin(x) + Σ x_k·x_k+1²",
+            ),
             chain,
             rng.uniform(-1, 1, 8).round(2),
             rng.uniform(-1, 1, 8).round(2),
         ),
         (
-            "f(x) = log(|x|² + 1) + x0·Σ eˣ with 5 inputs",
+            say(
+                "f(x) = log(|x|² + 1) + x0·Σ eˣ with 5 inputs",
+                "有 5 个输入的 f(x) = log(|x|² + 1) + x0·Σ eˣ",
+            ),
             log_norm,
             rng.uniform(-1, 1, 5).round(2),
             rng.uniform(-1, 1, 5).round(2),
@@ -374,31 +462,43 @@ def _diagnose_hvp(got: np.ndarray, f: Callable[[Any], Any], point: np.ndarray, v
     gradient = mg_functional.vjp(f, x)[1].numpy()
     row_sums = mg_functional.hvp(f, x, mg.ones(len(point)))[1].numpy()
     if _same(got, gradient):
-        return (
+        return say(
             "that is the gradient g: differentiate it once more, in the direction v (compute g "
-            "with create_graph=True, then mg.autograd.grad(g, x, grad_outputs=v))."
+            "with create_graph=True, then mg.autograd.grad(g, x, grad_outputs=v)).",
+            "这是梯度 g：还要沿方向 v 再对它求一次导（用 create_graph=True 算出 g，再调用 "
+            "mg.autograd.grad(g, x, grad_outputs=v)）。",
         )
     if _same(got, gradient * vec):
-        return (
+        return say(
             "that is g·v entry by entry, one derivative only: Hv needs a second backward pass "
-            "through g, weighted by v."
+            "through g, weighted by v.",
+            "这是 g 与 v 逐元素相乘，只求了一次导：Hv 还需要以 v 为权重，穿过 g 再做一次反向传播。",
         )
     if _same(got, row_sums):
-        return (
+        return say(
             "that is H·1, the sums of H's rows: the second pass differentiated g.sum(). Weight "
-            "it by v instead: grad_outputs=v, or (g * v).sum()."
+            "it by v instead: grad_outputs=v, or (g * v).sum().",
+            "这是 H·1，即 H 各行之和：第二次反向传播求的是 g.sum() 的导数。应当以 v 为权重："
+            "grad_outputs=v，或者 (g * v).sum()。",
         )
     if _same(got, gradient + want):
-        return (
+        return say(
             "that is g + Hv: the second backward() added Hv onto x.grad, which already held g. "
-            "Use mg.autograd.grad, which returns gradients instead of accumulating them."
+            "Use mg.autograd.grad, which returns gradients instead of accumulating them.",
+            "这是 g + Hv：第二次 backward() 把 Hv 累加到了 x.grad 上，而 x.grad 里已经有 g。"
+            "请用 mg.autograd.grad，它直接返回梯度，不做累加。",
         )
     if got.shape != want.shape:
-        return f"Hv has one entry per input, shape {want.shape}; yours has shape {got.shape}."
+        return say(
+            f"Hv has one entry per input, shape {want.shape}; yours has shape {got.shape}.",
+            f"Hv 每个输入对应一个元素，形状为 {want.shape}；你的结果形状为 {got.shape}。",
+        )
     wrong = np.argwhere(~np.isclose(got, want, rtol=1e-4, atol=1e-5)).ravel()
-    return (
+    return say(
         f"{len(wrong)} entries differ; e.g. (Hv)[{wrong[0]}] should be {want[wrong[0]]:.4f} but "
-        f"is {got[wrong[0]]:.4f}."
+        f"is {got[wrong[0]]:.4f}.",
+        f"有 {len(wrong)} 个元素不对；例如 (Hv)[{wrong[0]}] 应为 {want[wrong[0]]:.4f}，"
+        f"实际是 {got[wrong[0]]:.4f}。",
     )
 
 
@@ -414,48 +514,77 @@ def check_hvp(hvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
         x = mg.tensor(point.tolist(), requires_grad=True)
         direction = mg.tensor(vec.tolist())
         result, error, passes, flags, used = _run(hvp, (f, x, direction))
-        got = _usable(v, label, result, error, "Hv")
+        got = _usable(v, label, result, error, say("Hv", " Hv"))
         if got is None:
             break
         if "jacobian" in used:
             v.require(
                 False,
-                f"on {label} you built the whole Hessian ({n}×{n}) with the library, {passes} "
-                "backward passes. Hv needs two passes and no matrix at all: the gradient with "
-                "create_graph=True, then its derivative in the direction v.",
+                say(
+                    f"on {label} you built the whole Hessian ({n}×{n}) with the library, {passes} "
+                    "backward passes. Hv needs two passes and no matrix at all: the gradient with "
+                    "create_graph=True, then its derivative in the direction v.",
+                    f"对于{label}，你用库函数构造了整个黑塞矩阵（{n}×{n}），用了 {passes} 次"
+                    "反向传播。Hv 只需要两次反向传播，根本不用矩阵：先用 create_graph=True "
+                    "求梯度，再求它沿方向 v 的导数。",
+                ),
             )
             break
         products = sorted(used & {"hvp", "vhp"})
         if products:
             v.require(
                 False,
-                f"on {label} mg.autograd.functional.{products[0]} did the work. Write its two "
-                "passes yourself: that is all it does inside.",
+                say(
+                    f"on {label} mg.autograd.functional.{products[0]} did the work. Write its two "
+                    "passes yourself: that is all it does inside.",
+                    f"对于{label}，活是 mg.autograd.functional.{products[0]} 干的。请自己写出"
+                    "那两次反向传播：它内部做的也不过如此。",
+                ),
             )
             break
         if passes == 0:
             v.require(
                 False,
-                f"on {label} no backward pass ran: you computed Hv from a formula. Let "
-                "autograd do it, so that it works for any f.",
+                say(
+                    f"on {label} no backward pass ran: you computed Hv from a formula. Let "
+                    "autograd do it, so that it works for any f.",
+                    f"对于{label}，一次反向传播都没有运行：你是用公式算出 Hv 的。交给 autograd "
+                    "去算，这样对任何 f 都适用。",
+                ),
             )
             break
         if passes >= n:
             v.require(
                 False,
-                f"on {label} your function ran {passes} backward passes for {n} inputs: that "
-                f"is the cost of building the whole Hessian (one pass per row, {n + 1} with "
-                "the gradient), which is what this exercise avoids. Hv needs two passes, "
-                "whatever n.",
+                say(
+                    f"on {label} your function ran {passes} backward passes for {n} inputs: that "
+                    f"is the cost of building the whole Hessian (one pass per row, {n + 1} with "
+                    "the gradient), which is what this exercise avoids. Hv needs two passes, "
+                    "whatever n.",
+                    f"对于{label}，{n} 个输入你的函数跑了 {passes} 次反向传播：这正是构造整个"
+                    f"黑塞矩阵的代价（每行一次，加上梯度共 {n + 1} 次），也正是本练习要避免的。"
+                    "无论 n 多大，Hv 都只需要两次反向传播。",
+                ),
             )
             break
         if not _same(got, want.numpy()):
-            v.require(False, f"on {label}: " + _diagnose_hvp(got, f, point, vec))
+            v.require(
+                False, say(f"on {label}: ", f"对于{label}：") + _diagnose_hvp(got, f, point, vec)
+            )
             break
         if not v.require(
             passes == 2 and flags[0],
-            f"on {label} the values are right, but the engine ran {passes} backward passes: "
-            "two are enough, the first with create_graph=True.",
+            say(
+                f"on {label} the values are right, but the engine ran {passes} backward passes: "
+                "two are enough, the first with create_graph=True.",
+                f"对于{label}，数值是对的，但引擎跑了 {passes} 次反向传播：两次就够了，第一次要加 "
+                "create_graph=True。",
+            ),
         ):
             break
-    v.done("Hv from two backward passes whatever the size of x; the n×n Hessian was never built.")
+    v.done(
+        say(
+            "Hv from two backward passes whatever the size of x; the n×n Hessian was never built.",
+            "无论 x 多大，Hv 都只用两次反向传播；n×n 的黑塞矩阵从未构造出来。",
+        )
+    )
