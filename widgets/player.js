@@ -1309,7 +1309,8 @@ function watchSize(view) {
 // --- kernel-side changes (a module opened or closed: a new picture) --------------------------
 function reload(view) {
   const { model } = view;
-  view.frames = model.get("frames");
+  const packed = model.get("frames_json"); // a live player's; a saved replay has `frames`
+  view.frames = packed ? JSON.parse(packed) : model.get("frames") || [];
   view.titles = model.get("titles") || {};
   view.alias = model.get("alias") || {};
   view.groups = groupMembers(view.alias, model.get("boxes") || {});

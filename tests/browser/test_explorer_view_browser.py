@@ -24,6 +24,7 @@ import pytest
 from notebook_runner import artifact, run_notebook, set_theme
 
 from widgets.replay import replay_html
+from widgets.texts import front_end
 
 expect = pytest.importorskip("playwright.sync_api").expect  # skip cleanly without it
 
@@ -540,6 +541,7 @@ def synthetic_state(drawn: int, boxes: int = 0, box_size: int = 0) -> dict:
         "speed": 1.0,
         "key": "",
         "legend": True,
+        "texts": front_end("en"),  # the words player.js shows (widgets/texts.py)
         "summary": f"{len(order)} nodes: {drawn} drawn, {boxes} boxes of {box_size}",
     }
 
