@@ -29,7 +29,7 @@ def use() -> bool:
             "Debian/Ubuntu 上请运行：apt-get install fonts-noto-cjk"
         )
         return False
-    sans = matplotlib.rcParams["font.sans-serif"]
-    matplotlib.rcParams["font.sans-serif"] = [*found, *(f for f in sans if f not in found)]
-    matplotlib.rcParams["font.family"] = "sans-serif"
+    # a list of families, not "sans-serif" with the CJK font first: matplotlib falls back glyph
+    # by glyph only along `font.family`, and the CJK font has no ᵀ, ∂ or Σ (DejaVu Sans does)
+    matplotlib.rcParams["font.family"] = [*found, "sans-serif"]
     return True
