@@ -209,8 +209,10 @@ def test_nbconvert_html_shows_every_picture(chromium, executed, tmp_path):
         ctx.close()
 
 
-def test_notebook7_first_open_and_live(lab, chromium, executed):
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_notebook7_first_open_and_live(lab, chromium, executed, theme):
     pytest.importorskip("notebook", minversion="7")
+    set_theme(lab, "JupyterLab Dark" if theme == "dark" else None)
     ctx = chromium.new_context(viewport={"width": 1400, "height": 1000})
     page = ctx.new_page()
     errors = []
@@ -221,7 +223,9 @@ def test_notebook7_first_open_and_live(lab, chromium, executed):
         expect(page.locator(f"{OUT} .mg-caption").first).to_be_visible(timeout=60_000)
         expect(page.locator(".mg-player")).to_have_count(0)
         check_pictures(page, PICTURES)
-        page.screenshot(path=artifact("explorer-notebook7-untrusted.png"))
+        if theme == "dark":  # Notebook 7 reads JupyterLab's theme setting
+            expect(page.locator("body[data-jp-theme-light='false']")).to_have_count(1)
+        page.screenshot(path=artifact(f"explorer-notebook7-untrusted-{theme}.png"))
 
         wait_idle_kernel(lab)
         run_all(page)
@@ -235,11 +239,12 @@ def test_notebook7_first_open_and_live(lab, chromium, executed):
         page.keyboard.press("ArrowRight")
         expect(bwd).to_have_attribute("data-frame", "1")
         bwd.scroll_into_view_if_needed()
-        page.screenshot(path=artifact("explorer-notebook7-live.png"))
+        page.screenshot(path=artifact(f"explorer-notebook7-live-{theme}.png"))
         assert [e for e in errors if not any(own in e for own in NOTEBOOK7_OWN)] == []
     finally:
         ctx.close()
         lab.delete_sessions()
+        set_theme(lab, None)
 
 
 def test_saved_replay_plays_from_a_file_with_the_network_blocked(chromium, tmp_path):
