@@ -6,6 +6,8 @@ list. matplotlib's font cache predates a newly installed font, so the files are 
 
 from __future__ import annotations
 
+from .language import say
+
 # Families with Chinese glyphs, the first found wins: Debian/Ubuntu, Windows, macOS.
 FAMILIES = ("Noto Sans CJK SC", "WenQuanYi Micro Hei", "Microsoft YaHei", "SimHei", "PingFang SC")
 FILE_MARKS = ("NotoSansCJK", "wqy-microhei", "msyh", "simhei", "PingFang")
@@ -25,8 +27,12 @@ def use() -> bool:
     found = [family for family in FAMILIES if family in known]
     if not found:
         print(
-            "提示：没有找到中文字体，图中的中文会显示成方框。"
-            "Debian/Ubuntu 上请运行：apt-get install fonts-noto-cjk"
+            say(
+                "Note: no Chinese font was found, so Chinese in the plots shows as boxes. "
+                "On Debian/Ubuntu run: apt-get install fonts-noto-cjk",
+                "提示：没有找到中文字体，图中的中文会显示成方框。"
+                "Debian/Ubuntu 上请运行：apt-get install fonts-noto-cjk",
+            )
         )
         return False
     # a list of families, not "sans-serif" with the CJK font first: matplotlib falls back glyph

@@ -168,6 +168,7 @@ def _text(node: ast.AST) -> str | None:
 
 NOT_SHOWN_CALLS = {"verdict", "register", "Lesson", "search", "match", "fullmatch", "sub"}
 NOT_SHOWN_CALLS |= {"findall", "compile", "startswith", "endswith", "split", "replace"}
+NAMES = {"Noto Sans CJK SC", "WenQuanYi Micro Hei"}  # font families (chinese_fonts.py), not prose
 
 
 def _english_outside_say(tree: ast.Module) -> list[tuple[int, str]]:
@@ -200,7 +201,12 @@ def _english_outside_say(tree: ast.Module) -> list[tuple[int, str]]:
     found = []
     for node in ast.walk(tree):
         text = _text(node)
-        if text and id(node) not in exempt and id(node) not in parts_of_fstrings:
+        if (
+            text
+            and text not in NAMES
+            and id(node) not in exempt
+            and id(node) not in parts_of_fstrings
+        ):
             if ENGLISH_RUN.search(text) or re.fullmatch(r"[A-Za-z ,.]+[.!?:]", text.strip()):
                 found.append((node.lineno, text))
     return found
