@@ -88,6 +88,9 @@ def test_lesson_runs_in_jupyterlab(lab, lesson_root, lab_page, path):
     expect(players).to_have_count(widget_outputs(stored))
     for i in range(widget_outputs(stored)):
         expect(players.nth(i).locator(".mg-graph svg")).to_have_count(1)
+    if path.parent.name == "zh":  # a look at each Chinese lesson as run: artifacts/zh-run-NN.png
+        shown = page.locator(f"{OUT} .mg-player, {OUT} img.mg-picture, {OUT}")
+        shoot(page, shown.first, f"zh-run-{path.stem}.png")
     assert page.js_errors == [], page.js_errors
 
 
