@@ -184,7 +184,7 @@ def _drawing(
     shown = [n for n in graph.nodes.values() if owner[n.id] == n.id]
     drawing = Drawing(shown, [], boxes)
     drawing.alias = {nid: el for nid, el in owner.items() if nid != el}
-    titles = graph.titles()
+    titles = graph.titles(lang)
     drawing.titles = {**titles, **{box.id: box.title(lang) for box in boxes}}
     _merge_edges(graph, owner, drawing)
     _add_clusters(shown, drawing, classes, ids)

@@ -76,7 +76,7 @@ class FrameMaker:
         for edge in self.graph.edges.values():
             self.out_edges[edge.source].append(edge)
             self.in_edges[edge.target].append(edge)
-        self.title = self.graph.titles()  # model id -> THE name (model.Graph.titles)
+        self.title = self.graph.titles(self.lang)  # model id -> THE name (Graph.titles)
         self.arrays = ArrayTexts(lang=self.lang)
         self.hooks = HookNamer(builder, self.title, self.lang)
         self.deps: dict[str, int] = {}

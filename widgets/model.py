@@ -34,15 +34,19 @@ class GNode:
     grad: str | None = None  # formatted .grad of a small leaf at drawing time
     freed: bool = False  # a saved tensor already released by backward
     module: str | None = None  # qualified module name that created it ("" = the root module)
+    placeholder: bool = False  # `name` only says what it is ("output", "constant"): translated
     seq: int | None = None  # a graph node's sequence number (creation order; AccumulateGrad's is
     # UINT64_MAX = 18446744073709551615, in torch and minigrad alike)
 
-    def title(self) -> str:
-        """The node's own name, before `Graph.titles` tells apart nodes that share it."""
+    def title(self, lang: str | None = None) -> str:
+        """The node's own name, before `Graph.titles` tells apart nodes that share it; what
+        stands in for a missing name is in `lang` (`output`, 输出)."""
         if self.kind == "saved":
-            return f"saved {self.name}"
+            return say("node.saved", lang, name=self.name)
         if self.kind == "leaf" and not self.name:
-            return "leaf"
+            return say("node.leaf", lang)
+        if self.placeholder and self.name in ("output", "constant"):
+            return say(f"node.{self.name}", lang)
         return self.name
 
 
@@ -63,8 +67,8 @@ class Graph:
 
     nodes: dict[str, GNode] = field(default_factory=dict)
     edges: dict[str, GEdge] = field(default_factory=dict)
-    _titles: tuple[tuple[int, int], dict[str, str]] = field(
-        default=((-1, -1), {}), repr=False, compare=False
+    _titles: tuple[tuple[int, int, str], dict[str, str]] = field(
+        default=((-1, -1, ""), {}), repr=False, compare=False
     )
 
     def add_node(self, kind: str, name: str, **attrs) -> GNode:
@@ -77,27 +81,28 @@ class Graph:
         self.edges[edge.id] = edge
         return edge
 
-    def titles(self) -> dict[str, str]:
+    def titles(self, lang: str | None = None) -> dict[str, str]:
         """Node id -> THE name of that node: in the picture, the player's panel, the step texts
         and the lessons. Names that several nodes share get `#k`: a backward node's k is its
         creation rank among the graph's backward nodes (0 = made first; the engine runs higher
         ranks first), another node's its place among the nodes of that name (1, 2, ...).
         AccumulateGrad is named after its leaf. Saved tensors keep `saved <name>`: each is drawn
-        beside the node that saved it. Computed once per state of the graph (it only grows).
+        beside the node that saved it. Computed once per state of the graph (it only grows) and
+        language (`lang`: how unnamed tensors and saved ones are called).
         """
-        key = (len(self.nodes), len(self.edges))
+        key = (len(self.nodes), len(self.edges), resolve(lang))
         if self._titles[0] != key:
-            self._titles = (key, self._make_titles())
+            self._titles = (key, self._make_titles(key[2]))
         return self._titles[1]
 
-    def _make_titles(self) -> dict[str, str]:
+    def _make_titles(self, lang: str) -> dict[str, str]:
         names: dict[str, str] = {}
         same: dict[str, list[str]] = defaultdict(list)
         for nid, node in self.nodes.items():
             if node.kind in ("tensor", "leaf", "constant"):
-                same[node.title()].append(nid)
+                same[node.title(lang)].append(nid)
             elif node.kind == "saved":
-                names[nid] = node.title()
+                names[nid] = node.title(lang)
         _numbered(same, names)
         backward = [n for n in self.nodes.values() if n.kind == "backward"]
         ranked = sorted(

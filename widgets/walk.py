@@ -134,7 +134,9 @@ class GraphBuilder:
                     cid = (
                         self._tensor_node(const, module)
                         if const is not None
-                        else g.add_node("constant", "constant", shape=shapes[i], module=module).id
+                        else g.add_node(
+                            "constant", "constant", shape=shapes[i], module=module, placeholder=True
+                        ).id
                     )
                     g.add_edge(nid, cid, "constant", i)
                 continue
@@ -160,9 +162,11 @@ class GraphBuilder:
         else:
             kind, default = "constant", "constant"
             module = self.modules.input_module(t, module)
+        name = self.name_of(t)
         node = self.graph.add_node(
             kind,
-            self.name_of(t, default),
+            name or default,
+            placeholder=not name,  # no name of its own: the picture says what it is
             shape=tuple(t.shape),
             values=self._values(t),
             grad=self._values(adapters.stored_grad(t)),

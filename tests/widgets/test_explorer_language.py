@@ -99,6 +99,9 @@ def test_draw_graph_speaks_the_default_language_until_told_otherwise():
     chinese = draw_graph(y)
     assert chinese.summary().startswith("13 个节点，13 条边：1 个非叶子张量，2 个需要梯度的叶子")
     assert "2 个 AccumulateGrad" in chinese.summary() and "需要梯度的叶子" in chinese.html()
+    svg = chinese.svg()  # unnamed tensors are named by what they are, in the same language
+    assert ">输出<" in svg and ">常量<" in svg and ">保存的 other<" in svg and ">output<" not in svg
+    assert ">output<" in draw_graph(y, lang="en").svg()
     assert draw_graph(y, lang="en").summary().startswith("13 nodes")
     with pytest.raises(ValueError, match="lang must be one of"):
         draw_graph(y, lang="fr")
