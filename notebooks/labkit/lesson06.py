@@ -14,6 +14,7 @@ import numpy as np
 
 from .feedback import verdict
 from .hints import register
+from .language import say
 
 register(
     "06",
@@ -24,6 +25,14 @@ register(
     "is f'(x) at every point. Pass create_graph=True to that first call.",
     "mg.autograd.grad returns a tuple. Differentiate the sum of the first derivative with "
     "respect to x once more, and return that gradient.",
+    zh_title="二阶导数",
+    zh=(
+        "用 autograd 求两次导：先由 f(x) 求出 f'，再对 f' 求导。要让第二步走得通，第一次求出的"
+        "梯度必须有自己的计算图。",
+        "mg.autograd.grad 要求输出是标量：f 是逐元素作用的，所以 f(x).sum() 的梯度在每个点上"
+        "就是 f'(x)。第一次调用时传入 create_graph=True。",
+        "mg.autograd.grad 返回的是元组。把一阶导数求和，再对 x 求一次梯度，返回这个梯度即可。",
+    ),
 )
 
 
@@ -34,14 +43,17 @@ def _cases() -> list[tuple[str, Callable[[Any], Any], np.ndarray, np.ndarray, np
     xs = np.random.default_rng(606).uniform(-2, 2, 4).round(2)
     return [
         (
-            f"f(x) = x·sin(x) at x = {xs.tolist()}",
+            say(f"f(x) = x·sin(x) at x = {xs.tolist()}", f"f(x) = x·sin(x)（x = {xs.tolist()}）"),
             lambda x: x * mg.sin(x),
             xs,
             np.sin(xs) + xs * np.cos(xs),
             2 * np.cos(xs) - xs * np.sin(xs),
         ),
         (
-            f"f(x) = x³ + exp(x) at x = {xs.tolist()}",
+            say(
+                f"f(x) = x³ + exp(x) at x = {xs.tolist()}",
+                f"f(x) = x³ + exp(x)（x = {xs.tolist()}）",
+            ),
             lambda x: x**3 + x.exp(),
             xs,
             3 * xs**2 + np.exp(xs),
@@ -62,19 +74,28 @@ def _as_array(value: Any) -> np.ndarray | None:
 def _explain_error(err: Exception) -> str:
     text = str(err)
     if "does not require grad and does not have a grad_fn" in text:
-        return (
+        return say(
             " The first derivative has no graph to differentiate: compute it with "
-            "create_graph=True."
+            "create_graph=True.",
+            "一阶导数没有可以再求导的计算图：计算它时传入 create_graph=True。",
         )
     if "backward through the graph a second time" in text:
-        return (
+        return say(
             " The first pass freed f's graph: create_graph=True in the first pass keeps it "
-            "(and implies retain_graph)."
+            "(and implies retain_graph).",
+            "第一次反向传播已经释放了 f 的计算图：第一次传入 create_graph=True 就能保留它"
+            "（它隐含了 retain_graph=True）。",
         )
     if "implicitly created only for scalar outputs" in text:
-        return " Differentiate a scalar: f(x).sum() (f acts elementwise), then first.sum()."
+        return say(
+            " Differentiate a scalar: f(x).sum() (f acts elementwise), then first.sum().",
+            "请对标量求导：先 f(x).sum()（f 是逐元素作用的），再 first.sum()。",
+        )
     if "Can't call numpy()" in text:
-        return " Stay with tensors and autograd; numpy cannot differentiate."
+        return say(
+            " Stay with tensors and autograd; numpy cannot differentiate.",
+            "请始终使用张量和 autograd：numpy 不会求导。",
+        )
     return ""
 
 
@@ -88,8 +109,12 @@ def check_second_derivative(second_derivative: Callable[[Callable[[Any], Any], A
         return
     if not v.require(
         callable(second_derivative),
-        "`second_derivative` should be a function second_derivative(f, x), not "
-        f"{type(second_derivative).__name__}.",
+        say(
+            "`second_derivative` should be a function second_derivative(f, x), not "
+            f"{type(second_derivative).__name__}.",
+            "`second_derivative` 应该是一个函数 second_derivative(f, x)，而不是 "
+            f"{type(second_derivative).__name__}。",
+        ),
     ):
         v.done("")
         return
@@ -102,7 +127,10 @@ def check_second_derivative(second_derivative: Callable[[Callable[[Any], Any], A
                 said = str(err).split(". ")[0].rstrip(".")
                 v.require(
                     False,
-                    f"on {label} your function raised {type(err).__name__}: “{said}”."
+                    say(
+                        f"on {label} your function raised {type(err).__name__}: “{said}”.",
+                        f"在 {label}上，你的函数抛出了 {type(err).__name__}：“{said}”。",
+                    )
                     + _explain_error(err),
                 )
                 break
@@ -110,46 +138,71 @@ def check_second_derivative(second_derivative: Callable[[Callable[[Any], Any], A
         if result is None or result is Ellipsis:
             v.require(
                 False,
-                f"on {label} your function returned {result!r}: return f''(x) (a function "
-                "body of `...` returns None).",
+                say(
+                    f"on {label} your function returned {result!r}: return f''(x) (a function "
+                    "body of `...` returns None).",
+                    f"在 {label}上，你的函数返回了 {result!r}：应该返回 f''(x)"
+                    "（函数体只有 `...` 时返回的是 None）。",
+                ),
             )
             break
         got = _as_array(result)
         if got is None:
             v.require(
                 False,
-                f"on {label} you returned a {type(result).__name__}: return a tensor of "
-                "f''(x), one value per point.",
+                say(
+                    f"on {label} you returned a {type(result).__name__}: return a tensor of "
+                    "f''(x), one value per point.",
+                    f"在 {label}上，你返回的是 {type(result).__name__}：应该返回 f''(x) 的张量，"
+                    "每个点一个值。",
+                ),
             )
             break
         if not passes:
             v.require(
                 False,
-                f"on {label} no backward pass ran: you computed f'' from a formula. The "
-                "exercise is to let autograd do it (mg.autograd.grad twice, the first with "
-                "create_graph=True), so that it works for any f.",
+                say(
+                    f"on {label} no backward pass ran: you computed f'' from a formula. The "
+                    "exercise is to let autograd do it (mg.autograd.grad twice, the first with "
+                    "create_graph=True), so that it works for any f.",
+                    f"在 {label}上，一次反向传播都没有运行：你是用公式算出的 f''。这个练习要让 "
+                    "autograd 来算（调用两次 mg.autograd.grad，第一次传入 create_graph=True），"
+                    "这样对任何 f 都适用。",
+                ),
             )
             break
         if got.shape != xs.shape:
             v.require(
                 False,
-                f"on {label} the answer should hold one value per point (shape "
-                f"{xs.shape}), but has shape {got.shape}.",
+                say(
+                    f"on {label} the answer should hold one value per point (shape "
+                    f"{xs.shape}), but has shape {got.shape}.",
+                    f"在 {label}上，答案应该每个点对应一个值（形状 {xs.shape}），"
+                    f"但它的形状是 {got.shape}。",
+                ),
             )
             break
         if np.allclose(got, second, rtol=1e-4, atol=1e-4):
             if not passes[0]["create_graph"] or len(passes) < 2:
                 v.require(
                     False,
-                    f"on {label} the values are right, but the engine did not differentiate "
-                    "twice with create_graph=True in the first pass: compute f'' by autograd.",
+                    say(
+                        f"on {label} the values are right, but the engine did not differentiate "
+                        "twice with create_graph=True in the first pass: compute f'' by autograd.",
+                        f"在 {label}上，数值是对的，但引擎的记录里没有两次反向传播"
+                        "（第一次带 create_graph=True）：请让 autograd 算出 f''。",
+                    ),
                 )
                 break
             continue
-        v.require(False, f"on {label}: " + _diagnose(got, first, second))
+        v.require(False, say(f"on {label}: ", f"在 {label}上，") + _diagnose(got, first, second))
         break
     v.done(
-        "f'' by autograd, for any f: create_graph=True made the first derivative differentiable."
+        say(
+            "f'' by autograd, for any f: create_graph=True made the first derivative "
+            "differentiable.",
+            "f'' 由 autograd 算出，对任何 f 都适用：create_graph=True 让一阶导数可以再求导。",
+        )
     )
 
 
@@ -158,20 +211,27 @@ def _diagnose(got: np.ndarray, first: np.ndarray, second: np.ndarray) -> str:
         return bool(np.allclose(got, a, rtol=1e-4, atol=1e-4))
 
     if same(first):
-        return (
+        return say(
             "that is the first derivative: differentiate it once more (compute it with "
-            "create_graph=True, then take the grad of it)."
+            "create_graph=True, then take the grad of it).",
+            "这是一阶导数：还要再求一次导（计算它时传入 create_graph=True，再对它求梯度）。",
         )
     if same(first + second):
-        return (
+        return say(
             "that is f' + f'': the second backward() added f'' onto x.grad, which already held "
-            "f'. Use mg.autograd.grad, which returns gradients instead of accumulating them."
+            "f'. Use mg.autograd.grad, which returns gradients instead of accumulating them.",
+            "这是 f' + f''：第二次 backward() 把 f'' 累加到了 x.grad 上，而 x.grad 里已经有 f'。"
+            "请用 mg.autograd.grad，它直接返回梯度，而不是累积梯度。",
         )
     if same(2 * second):
-        return (
+        return say(
             "your values are twice f'': the second gradient was added onto x.grad that already "
-            "held one; use mg.autograd.grad, which returns gradients instead of accumulating them."
+            "held one; use mg.autograd.grad, which returns gradients instead of accumulating them.",
+            "你的结果是 f'' 的两倍：第二个梯度被累加到了已经有一个梯度的 x.grad 上；"
+            "请用 mg.autograd.grad，它直接返回梯度，而不是累积梯度。",
         )
-    return (
-        f"f''(x) should be {np.round(second, 4).tolist()}, but you got {np.round(got, 4).tolist()}."
+    want, have = np.round(second, 4).tolist(), np.round(got, 4).tolist()
+    return say(
+        f"f''(x) should be {want}, but you got {have}.",
+        f"f''(x) 应该是 {want}，但你得到的是 {have}。",
     )
