@@ -19,14 +19,16 @@ _shown: Counter = Counter()  # exercise title -> hints shown so far (this kernel
 _last: list[str] = []  # the exercise whose check ran last
 
 
-def register(
-    lesson: str, exercise: str, *hints: str, zh_title: str = "", zh: tuple[str, ...] = ()
-) -> None:
-    """Declare an exercise of `lesson` with one to three hints, and the same in Chinese."""
+def register(lesson: str, exercise: str, *hints: str, zh_title: str, zh: tuple[str, ...]) -> None:
+    """Declare an exercise of `lesson` with one to three hints, and the same in Chinese: every
+    lesson has a Chinese twin (notebooks/zh/), so an exercise without Chinese is refused."""
     if not 1 <= len(hints) <= 3:
         raise ValueError(f"{exercise!r}: give one to three hints, not {len(hints)}")
-    if zh and len(zh) != len(hints):
-        raise ValueError(f"{exercise!r}: {len(hints)} hints but {len(zh)} in Chinese")
+    if not zh_title or len(zh) != len(hints):
+        raise ValueError(
+            f"{exercise!r}: {len(hints)} hints but {len(zh)} in Chinese, Chinese title "
+            f"{zh_title!r}: give both"
+        )
     HINTS[exercise] = {"en": hints, "zh": tuple(zh)}
     TITLES_ZH[exercise], LESSON_OF[exercise] = zh_title, lesson
 

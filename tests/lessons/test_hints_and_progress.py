@@ -24,7 +24,14 @@ def _fail(exercise: str) -> None:
 
 
 def test_a_failed_check_offers_the_next_hint_and_hint_shows_one_at_a_time(capsys, tmp_path):
-    hints.register("99", "toy", "look at the shapes", "sum over the batch")
+    hints.register(
+        "99",
+        "toy",
+        "look at the shapes",
+        "sum over the batch",
+        zh_title="玩具",
+        zh=("看形状", "在批次上求和"),
+    )
     _fail("toy")
     assert "Stuck? Run `hint()` for hint 1 of 2." in capsys.readouterr().out
     hints.hint()
@@ -40,23 +47,29 @@ def test_a_failed_check_offers_the_next_hint_and_hint_shows_one_at_a_time(capsys
 
 
 def test_hint_without_a_checked_exercise_and_for_unknown_ones(capsys):
-    hints.register("99", "toy", "one")
+    hints.register("99", "toy", "one", zh_title="玩具", zh=("一",))
     hints.hint()
     assert "Run an exercise's check first" in capsys.readouterr().out
     hints.hint("nope")
     assert "No hints for 'nope'." in capsys.readouterr().out
 
 
-def test_register_takes_one_to_three_hints():
+def test_register_takes_one_to_three_hints_and_as_many_in_chinese():
     with pytest.raises(ValueError, match="one to three"):
-        hints.register("99", "toy")
+        hints.register("99", "toy", zh_title="玩具", zh=())
     with pytest.raises(ValueError, match="one to three"):
-        hints.register("99", "toy", "a", "b", "c", "d")
+        hints.register(
+            "99", "toy", "a", "b", "c", "d", zh_title="玩具", zh=("甲", "乙", "丙", "丁")
+        )
+    with pytest.raises(ValueError, match="in Chinese"):
+        hints.register("99", "toy", "a", "b", zh_title="玩具", zh=("甲",))
+    with pytest.raises(ValueError, match="Chinese title"):
+        hints.register("99", "toy", "a", zh_title="", zh=("甲",))
 
 
 def test_progress_is_written_only_beside_learner_copies(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    hints.register("99", "toy", "one")
+    hints.register("99", "toy", "one", zh_title="玩具", zh=("一",))
     _fail("toy")
     assert not (tmp_path / progress.FILE).exists()  # the solution notebooks: nothing written
     (tmp_path / progress.MARKER).write_text("{}")
