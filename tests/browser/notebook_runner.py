@@ -74,24 +74,24 @@ def write_fresh(lab, nb: nbformat.NotebookNode, stem: str) -> str:
     return name
 
 
-def set_theme(lab, theme: str | None) -> None:
-    """JupyterLab's theme setting (None: the default, light), read when a page loads."""
-    path = lab.home / "user-settings/@jupyterlab/apputils-extension/themes.jupyterlab-settings"
-    if theme is None:
+def _user_setting(lab, plugin: str, value: dict | None) -> None:
+    """Write (or, for None, remove) one JupyterLab plugin's user settings; read at page load."""
+    path = lab.home / "user-settings" / f"{plugin}.jupyterlab-settings"
+    if value is None:
         path.unlink(missing_ok=True)
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"theme": theme}))
+        path.write_text(json.dumps(value))
+
+
+def set_theme(lab, theme: str | None) -> None:
+    """JupyterLab's theme (None: the default, light)."""
+    _user_setting(lab, "@jupyterlab/apputils-extension/themes", theme and {"theme": theme})
 
 
 def set_locale(lab, locale: str | None) -> None:
     """JupyterLab's display language (None: English), as `make lab LANG=zh` sets it."""
-    path = lab.home / "user-settings/@jupyterlab/translation-extension/plugin.jupyterlab-settings"
-    if locale is None:
-        path.unlink(missing_ok=True)
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"locale": locale}))
+    _user_setting(lab, "@jupyterlab/translation-extension/plugin", locale and {"locale": locale})
 
 
 # menu labels in English or in the zh_CN language pack's words

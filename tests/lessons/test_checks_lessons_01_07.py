@@ -210,7 +210,7 @@ def test_03_a_hand_formula_for_h_grad_is_not_a_backward_pass(said):
 # --- 04: the Jacobian is checked at points and on a function the notebook never shows ---------
 
 
-def _rows(f, x, reset=True, retain=True):
+def _rows(f, x, reset=True, retain=True, transpose=False, total=False):
     y = f(x)
     rows = []
     for i in range(len(y)):
@@ -218,7 +218,29 @@ def _rows(f, x, reset=True, retain=True):
             x.grad = None
         y.backward(mg.eye(len(y))[i], retain_graph=retain)
         rows.append(x.grad.clone())
-    return mg.stack(rows)
+    jac = mg.stack(rows)
+    if total:
+        return jac.sum(0)
+    return jac.T if transpose else jac
+
+
+def finite_differences(f, x):
+    base, eps, cols = f(x).detach().numpy(), 1e-3, []
+    for j in range(len(x)):
+        moved = x.detach().clone()
+        moved[j] += eps
+        cols.append((f(moved).detach().numpy() - base) / eps)
+    return np.stack(cols, 1)
+
+
+def three_outputs(f, x):  # the lesson's 3 outputs, fixed
+    y = f(x)
+    return mg.stack([mg.autograd.grad(y, x, mg.eye(3)[i], retain_graph=True)[0] for i in range(3)])
+
+
+def new_x(f, x):
+    x = mg.tensor(x.tolist())
+    return mg.autograd.grad(f(x), x, mg.ones(len(f(x))))
 
 
 def test_04_the_table_finite_differences_and_formulas_do_not_pass(said):
@@ -227,31 +249,11 @@ def test_04_the_table_finite_differences_and_formulas_do_not_pass(said):
     assert passed(said(check, lambda f, x: [row for row in _rows(f, x)]))  # a list of rows
     table = problem(said(check, lambda f, x: lesson04.TABLE.tolist()))
     assert "the lesson's table" in table
-
-    def finite_differences(f, x):
-        base, eps, cols = f(x).detach().numpy(), 1e-3, []
-        for j in range(len(x)):
-            moved = x.detach().clone()
-            moved[j] += eps
-            cols.append((f(moved).detach().numpy() - base) / eps)
-        return np.stack(cols, 1)
-
     assert "no backward pass ran" in problem(said(check, finite_differences))
 
 
 def test_04_each_foreseen_error_gets_its_explanation(said):
     check = lesson04.check_jacobian
-
-    def three_outputs(f, x):  # the lesson's 3 outputs, fixed
-        y = f(x)
-        return mg.stack(
-            [mg.autograd.grad(y, x, mg.eye(3)[i], retain_graph=True)[0] for i in range(3)]
-        )
-
-    def new_x(f, x):
-        x = mg.tensor(x.tolist())
-        return mg.autograd.grad(f(x), x, mg.ones(len(f(x))))
-
     cases = {
         "retain_graph=True": lambda f, x: _rows(f, x, retain=False),
         "each pass needs a gradient vector": lambda f, x: f(x).backward(),
@@ -418,17 +420,19 @@ def test_07_detach_shares_the_counter_and_passes(said):
     assert passed(said(lesson07.check_sgd_step, through_detach))
 
 
+def ascent(params, lr):
+    with mg.no_grad():
+        for p in params:
+            p += lr * p.grad
+
+
+def no_lr(params, lr):
+    with mg.no_grad():
+        for p in params:
+            p -= p.grad
+
+
 def test_07_sign_learning_rate_and_errors(said):
-    def ascent(params, lr):
-        with mg.no_grad():
-            for p in params:
-                p += lr * p.grad
-
-    def no_lr(params, lr):
-        with mg.no_grad():
-            for p in params:
-                p -= p.grad
-
     def typo(params, lr):
         with mg.no_grad():
             for p in params:

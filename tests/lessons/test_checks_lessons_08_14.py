@@ -156,7 +156,8 @@ def _monitor(kind: str):
     def watch(model, norms):
         handles = []
         for name, p in model.named_parameters():
-            norms[name] = []
+            if kind != "no setdefault":
+                norms[name] = []
             if kind == "late binding":
                 hook = lambda t: norms[name].append(t.grad.norm().item())  # noqa: E731, B023
                 handles.append(p.register_post_accumulate_grad_hook(hook))
@@ -166,7 +167,17 @@ def _monitor(kind: str):
             elif kind == "tensors":
                 hook = lambda t, name=name: norms[name].append(t.grad.norm())  # noqa: E731
                 handles.append(p.register_post_accumulate_grad_hook(hook))
-        return handles
+            elif kind == "overwrite":
+                hook = lambda t, name=name: norms.__setitem__(name, [t.grad.norm().item()])  # noqa: E731
+                handles.append(p.register_post_accumulate_grad_hook(hook))
+            elif kind == "no setdefault":
+                hook = lambda t, name=name: norms[name].append(t.grad.norm().item())  # noqa: E731
+                handles.append(p.register_post_accumulate_grad_hook(hook))
+            elif kind in ("right", "no handles", "wrong norm"):
+                scale = 2.0 if kind == "wrong norm" else 1.0
+                hook = lambda t, name=name, s=scale: norms[name].append(s * t.grad.norm().item())  # noqa: E731
+                handles.append(p.register_post_accumulate_grad_hook(hook))
+        return [] if kind == "no handles" else handles
 
     return watch
 
@@ -217,36 +228,49 @@ def _tanh_backward(ctx, g):
     return g * ctx.scale * (1 - t * t), None
 
 
+def _tanh_on_ctx(ctx, x, scale):
+    ctx.t, ctx.scale = x.tanh(), scale
+    return ctx.t * scale
+
+
+def _tanh_from_ctx(ctx, g):
+    return g * ctx.scale * (1 - ctx.t * ctx.t), None
+
+
+def _tuple_not_unpacked(ctx, g):
+    t = ctx.saved_tensors
+    return g * ctx.scale * (1 - t * t), None
+
+
+def _saves_scale(ctx, x, scale):
+    ctx.save_for_backward(x, scale)
+    return x.tanh() * scale
+
+
 def test_10_scaled_tanh_stubs_and_ctx_mistakes(said):
     check = lesson10.check_scaled_tanh
     assert passed(said(check, _function(_tanh_forward, _tanh_backward)))
     assert failed_with(said(check, _function(_stub, _stub)), "still `...`")
     assert failed_with(said(check, _function(_tanh_forward, _stub)), "None for scale", "`...`")
 
-    def on_ctx(ctx, x, scale):
-        ctx.t, ctx.scale = x.tanh(), scale
-        return ctx.t * scale
-
-    def from_ctx(ctx, g):
-        return g * ctx.scale * (1 - ctx.t * ctx.t), None
-
-    assert failed_with(said(check, _function(on_ctx, from_ctx)), "ctx.t", "save_for_backward")
-
-    def tuple_not_unpacked(ctx, g):
-        t = ctx.saved_tensors
-        return g * ctx.scale * (1 - t * t), None
-
-    assert failed_with(said(check, _function(_tanh_forward, tuple_not_unpacked)), "(t,) =")
-
-    def saves_scale(ctx, x, scale):
-        ctx.save_for_backward(x, scale)
-        return x.tanh() * scale
-
-    assert failed_with(said(check, _function(saves_scale, _tanh_backward)), "tensors only")
+    on_ctx = _function(_tanh_on_ctx, _tanh_from_ctx)
+    assert failed_with(said(check, on_ctx), "ctx.t", "save_for_backward")
+    assert failed_with(said(check, _function(_tanh_forward, _tuple_not_unpacked)), "(t,) =")
+    assert failed_with(said(check, _function(_saves_scale, _tanh_backward)), "tensors only")
 
 
 def _sign_forward(ctx, x):
     ctx.save_for_backward(x)
+    return mg.where(x >= 0, 1.0, -1.0)
+
+
+def _true_sign(ctx, x):
+    ctx.save_for_backward(x)
+    return x.sign()
+
+
+def _mask_on_ctx(ctx, x):
+    ctx.mask = x.abs() <= 1
     return mg.where(x >= 0, 1.0, -1.0)
 
 
@@ -255,19 +279,10 @@ def test_10_sign_ste_stubs_and_near_misses(said):
     assert failed_with(said(check, _function(_stub, _stub)), "still `...`")
     assert failed_with(said(check, _function(_sign_forward, _stub)), "x.grad is None", "`...`")
 
-    def sign(ctx, x):
-        ctx.save_for_backward(x)
-        return x.sign()
-
-    assert failed_with(said(check, _function(sign, lambda ctx, g: g)), "sign(0) is 0")
+    assert failed_with(said(check, _function(_true_sign, lambda ctx, g: g)), "sign(0) is 0")
     clamped = _function(_sign_forward, lambda ctx, g: g.clamp(-1, 1))
     assert failed_with(said(check, clamped), "clamped the gradient itself")
-
-    def mask_on_ctx(ctx, x):
-        ctx.mask = x.abs() <= 1
-        return mg.where(x >= 0, 1.0, -1.0)
-
-    on_ctx = _function(mask_on_ctx, lambda ctx, g: g * ctx.mask)
+    on_ctx = _function(_mask_on_ctx, lambda ctx, g: g * ctx.mask)
     assert failed_with(said(check, on_ctx), "ctx.mask")
 
 
@@ -445,6 +460,15 @@ def _train(update: str = "step", zero_after_backward: bool = False, twice: bool 
     return train_step
 
 
+def _no_graph(model, opt, loss_fn, xb, yb):
+    opt.zero_grad()
+    with mg.no_grad():
+        loss = loss_fn(model(xb), yb)
+    loss.backward()
+    opt.step()
+    return loss.item()
+
+
 def test_14_train_step_checks_the_method(said):
     check = lesson14.check_train_step
 
@@ -469,15 +493,7 @@ def test_14_train_step_checks_the_method(said):
 
     assert failed_with(said(check, twice_without_retain), "once per step")
 
-    def forward_without_graph(model, opt, loss_fn, xb, yb):
-        opt.zero_grad()
-        with mg.no_grad():
-            loss = loss_fn(model(xb), yb)
-        loss.backward()
-        opt.step()
-        return loss.item()
-
-    assert failed_with(said(check, forward_without_graph), "no graph", "no_grad()")
+    assert failed_with(said(check, _no_graph), "no graph", "no_grad()")
 
     def notebook_data(model, opt, loss_fn, xb, yb):
         opt.zero_grad()
@@ -489,28 +505,32 @@ def test_14_train_step_checks_the_method(said):
     assert failed_with(said(check, notebook_data), "use only its arguments")
 
 
+def _right(model, x, y):
+    with mg.no_grad():
+        return float((model(x).argmax(dim=1).numpy() == y.numpy()).mean())
+
+
+def _with_graph(model, x, y):
+    return float((model(x).argmax(dim=1).numpy() == y.numpy()).mean())
+
+
+def _bool_mean(model, x, y):
+    with mg.no_grad():
+        return (model(x).argmax(dim=1) == y).mean().item()
+
+
+def _dim0(model, x, y):
+    with mg.no_grad():
+        return (model(x).argmax(dim=0) == y).float().mean().item()
+
+
 def test_14_accuracy_checks_no_grad_and_names_dtype_and_shape_slips(said):
     check = lesson14.check_accuracy
 
-    def right(model, x, y):
-        with mg.no_grad():
-            return float((model(x).argmax(dim=1).numpy() == y.numpy()).mean())
-
-    def with_graph(model, x, y):
-        return float((model(x).argmax(dim=1).numpy() == y.numpy()).mean())
-
-    def bool_mean(model, x, y):
-        with mg.no_grad():
-            return (model(x).argmax(dim=1) == y).mean().item()
-
-    def dim0(model, x, y):
-        with mg.no_grad():
-            return (model(x).argmax(dim=0) == y).float().mean().item()
-
     def stub(model, x, y): ...
 
-    assert passed(said(check, right))
-    assert failed_with(said(check, with_graph), "autograd recording", "mg.no_grad()")
-    assert failed_with(said(check, bool_mean), "bool tensor", ".float()")
-    assert failed_with(said(check, dim0), "different shapes", "dim 1")
+    assert passed(said(check, _right))
+    assert failed_with(said(check, _with_graph), "autograd recording", "mg.no_grad()")
+    assert failed_with(said(check, _bool_mean), "bool tensor", ".float()")
+    assert failed_with(said(check, _dim0), "different shapes", "dim 1")
     assert failed_with(said(check, stub), "still `...`")

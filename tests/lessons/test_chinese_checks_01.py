@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 from labkit import lesson01
-from test_chinese_lessons import CJK, ENGLISH_RUN
+from test_chinese_lessons import chinese_only
 
 import minigrad as mg
-
-
-def chinese_only(out: str) -> None:
-    assert CJK.search(out), out
-    for line in out.splitlines():
-        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
 
 
 def test_01_setup_check_in_chinese(chinese, said):

@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import pytest
 from labkit import lesson02
-from test_chinese_lessons import CJK, ENGLISH_RUN
-
-
-def chinese_only(out: str, quoted: str = "") -> None:
-    """Chinese throughout, apart from `quoted` (an error message of Python's own)."""
-    assert CJK.search(out), out
-    for line in out.replace(quoted, "…").splitlines():
-        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
+from test_chinese_lessons import chinese_only
 
 
 def walk(t, *, seen_by=id, skip_none=True, leaves=True):
@@ -56,5 +49,5 @@ def test_02_wrong_walkers_in_chinese(chinese, said, walker, expect):
 
 def test_02_a_walker_that_raises_in_chinese(chinese, said):
     out = said(lesson02.check_node_names, lambda t: walk(t, skip_none=False))
-    chinese_only(out, quoted="'NoneType' object has no attribute 'name'")
+    chinese_only(out, "'NoneType' object has no attribute 'name'")
     assert "你的函数抛出了 AttributeError" in out and "请跳过这些 None" in out

@@ -4,17 +4,11 @@ from __future__ import annotations
 
 import pytest
 from labkit import lesson03
-from test_chinese_lessons import CJK, ENGLISH_RUN
+from test_chinese_lessons import chinese_only
 
 import minigrad as mg
 
 RIGHT = {"w": True, "k": True, "p": True, "q": False, "r": True, "s": True}
-
-
-def chinese_only(out: str) -> None:
-    assert CJK.search(out), out
-    for line in out.splitlines():
-        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
 
 
 def test_03_leaf_predictions_solution_in_chinese(chinese, said):

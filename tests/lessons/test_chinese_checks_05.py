@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from labkit import hints, lesson05
 from test_checks_lessons_01_07 import _mse
-from test_chinese_lessons import CJK, ENGLISH_RUN
+from test_chinese_lessons import CJK, chinese_only
 from test_labkit_lessons_01_07 import _micro
 
 TITLE = "微批次梯度累积"
-QUOTED = re.compile(r"“[^”]*”")  # minigrad's own error message, quoted as it is
-
-
-def chinese_only(out: str) -> None:
-    assert CJK.search(out), out
-    for line in QUOTED.sub("“…”", out).splitlines():
-        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
 
 
 def test_05_solution_in_chinese(chinese, said):

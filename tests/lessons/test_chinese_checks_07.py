@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import pytest
 from labkit import lesson07
-from test_chinese_lessons import CJK, ENGLISH_RUN
+from test_checks_lessons_01_07 import ascent, no_lr
+from test_chinese_lessons import chinese_only
 
 import minigrad as mg
-
-
-def chinese_only(out: str) -> None:
-    assert CJK.search(out), out
-    for line in out.splitlines():
-        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
 
 
 def right(params, lr):
@@ -40,18 +35,6 @@ def only_w_through_data(params, lr):
 def no_no_grad(params, lr):
     for p in params:
         p.sub_(lr * p.grad)
-
-
-def ascent(params, lr):
-    with mg.no_grad():
-        for p in params:
-            p += lr * p.grad
-
-
-def no_lr(params, lr):
-    with mg.no_grad():
-        for p in params:
-            p -= p.grad
 
 
 def half_lr(params, lr):

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import pytest
 from labkit import lesson09
-from test_chinese_lessons import CJK, ENGLISH_RUN
-
-
-def chinese_only(out: str) -> None:
-    assert CJK.search(out), out
-    for line in out.splitlines():
-        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
+from test_checks_lessons_08_14 import _monitor
+from test_chinese_lessons import chinese_only
 
 
 def _clip(limit):
@@ -62,36 +57,6 @@ def test_09_clip_hook_calling_real_torch_in_chinese(chinese, said):
     out = said(lesson09.check_clip_hook, lambda limit: lambda g: torch.clamp(g, -limit, limit))
     chinese_only(out)
     assert out.startswith("✗ 裁剪钩子：还没对。") and "PyTorch" in out
-
-
-def _monitor(kind: str):
-    def watch(model, norms):
-        handles = []
-        for name, p in model.named_parameters():
-            if kind != "no setdefault":
-                norms[name] = []
-            if kind == "late binding":
-                hook = lambda t: norms[name].append(t.grad.norm().item())  # noqa: E731, B023
-                handles.append(p.register_post_accumulate_grad_hook(hook))
-            elif kind == "tensor hook reads .grad":
-                hook = lambda g, p=p, name=name: norms[name].append(p.grad.norm().item())  # noqa: E731
-                handles.append(p.register_hook(hook))
-            elif kind == "tensors":
-                hook = lambda t, name=name: norms[name].append(t.grad.norm())  # noqa: E731
-                handles.append(p.register_post_accumulate_grad_hook(hook))
-            elif kind == "overwrite":
-                hook = lambda t, name=name: norms.__setitem__(name, [t.grad.norm().item()])  # noqa: E731
-                handles.append(p.register_post_accumulate_grad_hook(hook))
-            elif kind == "no setdefault":
-                hook = lambda t, name=name: norms[name].append(t.grad.norm().item())  # noqa: E731
-                handles.append(p.register_post_accumulate_grad_hook(hook))
-            elif kind in ("right", "no handles", "wrong norm"):
-                scale = 2.0 if kind == "wrong norm" else 1.0
-                hook = lambda t, name=name, s=scale: norms[name].append(s * t.grad.norm().item())  # noqa: E731
-                handles.append(p.register_post_accumulate_grad_hook(hook))
-        return [] if kind == "no handles" else handles
-
-    return watch
 
 
 def test_09_watch_gradients_solution_in_chinese(chinese, said):

@@ -4,58 +4,20 @@ from __future__ import annotations
 
 import pytest
 from labkit import lesson10
-from test_chinese_lessons import CJK, ENGLISH_RUN
-
-import minigrad as mg
-from minigrad.autograd import Function
-
-
-def chinese_only(out: str) -> None:
-    assert CJK.search(out), out
-    for line in out.splitlines():
-        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
-
-
-def _function(forward, backward):
-    return type(
-        "Answer",
-        (Function,),
-        {"forward": staticmethod(forward), "backward": staticmethod(backward)},
-    )
-
-
-def _stub(ctx, *args): ...
-
-
-def _tanh_forward(ctx, x, scale):
-    t = x.tanh()
-    ctx.save_for_backward(t)
-    ctx.scale = scale
-    return t * scale
-
-
-def _tanh_backward(ctx, g):
-    (t,) = ctx.saved_tensors
-    return g * ctx.scale * (1 - t * t), None
-
-
-def _tanh_on_ctx(ctx, x, scale):
-    ctx.t, ctx.scale = x.tanh(), scale
-    return ctx.t * scale
-
-
-def _tanh_from_ctx(ctx, g):
-    return g * ctx.scale * (1 - ctx.t * ctx.t), None
-
-
-def _tuple_not_unpacked(ctx, g):
-    t = ctx.saved_tensors
-    return g * ctx.scale * (1 - t * t), None
-
-
-def _saves_scale(ctx, x, scale):
-    ctx.save_for_backward(x, scale)
-    return x.tanh() * scale
+from test_checks_lessons_08_14 import (
+    _function,
+    _mask_on_ctx,
+    _saves_scale,
+    _sign_forward,
+    _stub,
+    _tanh_backward,
+    _tanh_forward,
+    _tanh_from_ctx,
+    _tanh_on_ctx,
+    _true_sign,
+    _tuple_not_unpacked,
+)
+from test_chinese_lessons import chinese_only
 
 
 def _saves_x(ctx, x, scale):
@@ -99,24 +61,9 @@ def test_10_scaled_tanh_wrong_answers_in_chinese(chinese, said, answer):
     assert out.startswith("✗ 缩放的 tanh（ScaledTanh）：还没对。")
 
 
-def _sign_forward(ctx, x):
-    ctx.save_for_backward(x)
-    return mg.where(x >= 0, 1.0, -1.0)
-
-
 def _sign_backward(ctx, g):
     (x,) = ctx.saved_tensors
     return g * (x.abs() <= 1)
-
-
-def _true_sign(ctx, x):
-    ctx.save_for_backward(x)
-    return x.sign()
-
-
-def _mask_on_ctx(ctx, x):
-    ctx.mask = x.abs() <= 1
-    return mg.where(x >= 0, 1.0, -1.0)
 
 
 def _strict_mask(ctx, g):

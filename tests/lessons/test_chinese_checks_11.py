@@ -5,19 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from labkit import lesson11
-from test_chinese_lessons import CJK, ENGLISH_RUN
+from test_chinese_lessons import chinese_only
 
 import minigrad as mg
-
-
-def chinese_only(out: str, *english: str) -> None:
-    """Chinese throughout, apart from `english` (Python's own error messages quoted in it)."""
-    for text in english:
-        out = out.replace(text, "")
-    assert CJK.search(out), out
-    for line in out.splitlines():
-        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
-
 
 # --- Exercise 1: params_without_grad --------------------------------------------------------
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from labkit import lesson13
-from test_chinese_lessons import CJK, ENGLISH_RUN
+from test_chinese_lessons import chinese_only
 
 ROOT = Path(__file__).resolve().parents[2]
 ZH_LESSON = ROOT / "notebooks" / "zh" / "13_myths_and_facts.ipynb"
@@ -24,12 +24,6 @@ SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
 LABEL = re.compile(r"文章 (\d{3})：")
 CLAIM_ZH = re.compile(r"^### 说法 (\d+) · ", re.M)
 RIGHT = {"a": False, "b": True, "c": True, "d": False, "e": True}
-
-
-def chinese_only(out: str) -> None:
-    assert CJK.search(out), out
-    for line in out.splitlines():
-        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
 
 
 def test_13_solution_in_chinese(chinese, said):

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from labkit import lesson14
-from test_chinese_lessons import CJK, ENGLISH_RUN
+from test_checks_lessons_08_14 import _bool_mean, _dim0, _no_graph, _right, _with_graph
+from test_chinese_lessons import chinese_only
 
 import minigrad as mg
-
-
-def chinese_only(out: str) -> None:
-    """Chinese, apart from minigrad's own error message quoted after 抛出了 <Error>（…）."""
-    assert CJK.search(out), out
-    for line in re.sub(r"抛出了 \w+（[^）]*）", "", out).splitlines():
-        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
 
 
 def _step(zero=True, backward=True, update=True, as_float=True, twice=False, where=None):
@@ -37,15 +29,6 @@ def _step(zero=True, backward=True, update=True, as_float=True, twice=False, whe
         return loss.item() if as_float else loss
 
     return train_step
-
-
-def _no_graph(model, opt, loss_fn, xb, yb):
-    opt.zero_grad()
-    with mg.no_grad():
-        loss = loss_fn(model(xb), yb)
-    loss.backward()
-    opt.step()
-    return loss.item()
 
 
 def _notebook_data(model, opt, loss_fn, xb, yb):
@@ -81,25 +64,6 @@ def test_14_train_step_slips_in_chinese(chinese, said, step, words):
     out = said(lesson14.check_train_step, step)
     chinese_only(out)
     assert out.startswith("✗ 训练一步（train_step）：还没对。") and words in out, out
-
-
-def _right(model, x, y):
-    with mg.no_grad():
-        return float((model(x).argmax(dim=1).numpy() == y.numpy()).mean())
-
-
-def _with_graph(model, x, y):
-    return float((model(x).argmax(dim=1).numpy() == y.numpy()).mean())
-
-
-def _bool_mean(model, x, y):
-    with mg.no_grad():
-        return (model(x).argmax(dim=1) == y).mean().item()
-
-
-def _dim0(model, x, y):
-    with mg.no_grad():
-        return (model(x).argmax(dim=0) == y).float().mean().item()
 
 
 def test_14_accuracy_solution_in_chinese(chinese, said):

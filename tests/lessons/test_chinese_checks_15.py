@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
-import ast
-import re
 from pathlib import Path
 
 import nbformat
 import pytest
 import torch
 from labkit import lesson15
-from test_chinese_lessons import CJK, ENGLISH_RUN
+from test_chinese_lessons import chinese_only
+from test_lesson15 import (
+    _averaged,
+    _flat_predict,
+    _raises,
+    _relu_predict,
+    _reshaped_bias,
+    _three_numbers,
+    _variant,
+    aligns_from_the_left,
+    averages,
+    calls_torch,
+    drops_size_one_dims,
+    keeps_leading_dims,
+    notebook_model,
+    reshapes,
+    returns_numpy,
+    right,
+    sums_empty_dims,
+    uses_the_builtin,
+    zeroes_its_argument,
+)
 
 import minigrad as mg
 
@@ -19,13 +38,6 @@ ZH_LESSON = (
 )
 SUM = lesson15.check_sum_to_shape
 FIXED = lesson15.check_fixed_model
-
-
-def chinese_only(out: str) -> None:
-    """Chinese, apart from the text of an error quoted after its name (SomeError：…)."""
-    assert CJK.search(out), out
-    for line in re.sub(r"\w+Error[（：][^）\n]*", "", out).splitlines():
-        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
 
 
 def passed(out: str, title: str) -> bool:
@@ -37,73 +49,6 @@ def failed(out: str, title: str, *words: str) -> bool:
 
 
 # --- exercise 1: sum_to_shape ------------------------------------------------------------------
-
-
-def right(grad, shape):
-    lead = grad.dim() - len(shape)
-    if lead:
-        grad = grad.sum(dim=tuple(range(lead)))
-    ones = tuple(i for i, s in enumerate(shape) if s == 1 and grad.shape[i] != 1)
-    return grad.sum(dim=ones, keepdim=True) if ones else grad
-
-
-def _dims(grad, shape):
-    lead = grad.dim() - len(shape)
-    return tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1
-    )
-
-
-def keeps_leading_dims(grad, shape):
-    dims = _dims(grad, shape)
-    return grad.sum(dim=dims, keepdim=True) if dims else grad
-
-
-def drops_size_one_dims(grad, shape):
-    dims = _dims(grad, shape)
-    return grad.sum(dim=dims) if dims else grad
-
-
-def sums_empty_dims(grad, shape):
-    lead = grad.dim() - len(shape)
-    grad = grad.sum(dim=tuple(range(lead)))
-    ones = tuple(i for i, s in enumerate(shape) if s == 1 and grad.shape[i] != 1)
-    return grad.sum(dim=ones, keepdim=True)
-
-
-def averages(grad, shape):
-    dims = _dims(grad, shape)
-    return grad.mean(dim=dims, keepdim=True).reshape(shape) if dims else grad
-
-
-def uses_the_builtin(grad, shape):
-    return grad.sum_to_size(shape)
-
-
-def aligns_from_the_left(grad, shape):
-    ones = tuple(i for i, s in enumerate(shape) if s == 1 and grad.shape[i] != 1)
-    if ones:
-        grad = grad.sum(dim=ones, keepdim=True)
-    lead = grad.dim() - len(shape)
-    return grad.sum(dim=tuple(range(lead))) if lead else grad
-
-
-def zeroes_its_argument(grad, shape):
-    out = right(grad, shape).clone()
-    grad.zero_()
-    return out
-
-
-def returns_numpy(grad, shape):
-    return right(grad, shape).numpy()
-
-
-def calls_torch(grad, shape):
-    return torch.sum(grad)
-
-
-def reshapes(grad, shape):
-    return grad.reshape(shape)
 
 
 def nothing_summed(grad, shape):
@@ -162,69 +107,16 @@ def _cells() -> list:
     return nbformat.read(ZH_LESSON, as_version=4).cells
 
 
-def _definitions(source: str) -> dict:
-    """Run only the function definitions of a cell (not its training loop)."""
-    tree = ast.parse(source)
-    tree.body = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
-    namespace = {"mg": mg}
-    exec(compile(tree, str(ZH_LESSON), "exec"), namespace)
-    return namespace
-
-
 @pytest.fixture(scope="module")
 def model() -> dict:
     """The Chinese lesson's buggy model (init_params, predict) and its solution."""
-    cells = _cells()
-    (given,) = [c.source for c in cells if "def init_params(" in c.source]
-    (solution,) = [c.source for c in cells if "def init_params_fixed(" in c.source]
-    return {**_definitions(given), **_definitions(solution)}
+    return notebook_model(_cells(), ZH_LESSON)
 
 
 def test_15_fixed_model_solution_in_chinese(chinese, said, model):
     out = said(FIXED, model["init_params_fixed"], model["predict"])
     chinese_only(out)
     assert passed(out, "修好悄无声息的偏置"), out
-
-
-def _variant(model, **change):
-    def init(seed):
-        params = model["init_params_fixed"](seed)
-        for name, make in change.items():
-            params[name] = make(params)
-        return params
-
-    return init
-
-
-def _reshaped_bias(model):
-    def init(seed):
-        params = model["init_params"](seed)
-        params["b"] = params["b"].reshape(3)
-        return params
-
-    return init
-
-
-def _averaged(model):
-    return lambda params, x: model["predict"](params, x).mean()
-
-
-def _flat_predict(params, x):
-    hidden = (params["W"] @ x + params["b"].reshape(3)).tanh()
-    return params["v"] @ hidden + params["c"]
-
-
-def _relu_predict(params, x):
-    hidden = (params["W"] @ x + params["b"]).relu()
-    return params["v"] @ hidden + params["c"]
-
-
-def _raises(params, x):
-    return params["W"] @ x.unsqueeze(0)
-
-
-def _three_numbers(params, x):
-    return (params["W"] @ x + params["b"]).tanh()
 
 
 def _unfinished(seed): ...

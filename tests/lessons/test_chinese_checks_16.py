@@ -2,48 +2,35 @@
 
 from __future__ import annotations
 
-import copy
-import re
-
 import pytest
 from labkit import lesson16
-from test_chinese_lessons import CJK, ENGLISH_RUN
+from test_chinese_lessons import chinese_only
+from test_lesson16 import (
+    _assign_tensor,
+    _broken,
+    _carried_over,
+    _counter,
+    _eval_too,
+    _frozen_copy,
+    _kept,
+    _nbytes,
+    _new_parameters,
+    _no_grad_forward,
+    _params,
+    _ran_backward,
+    _reinitialised,
+    _sizes_only,
+    _stale,
+    _too_much,
+    _unbound,
+    _unique,
+    _zero_hooks,
+)
 
 import minigrad as mg
 
 COUNT = lesson16.check_count_saved_bytes
 FREEZE = lesson16.check_freeze_first_layer
-
-
-def chinese_only(out: str) -> None:
-    """Chinese, apart from the text of an error quoted after its name (SomeError（…） or ：…)."""
-    assert CJK.search(out), out
-    for line in re.sub(r"\w+Error[（：][^）\n]*", "", out).splitlines():
-        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
-
-
-def _nbytes(t):
-    return t.numel() * t.dtype.itemsize
-
-
-def _counter(pack_body, *, unpack=lambda t: t, hooks=True, grad=True, keep=lambda t: t.detach()):
-    """A count_saved_bytes whose pack adds pack_body(t) to a fresh total and returns keep(t)."""
-
-    def count(model, x):
-        total = [0]
-
-        def pack(t):
-            total[0] += pack_body(t)
-            return keep(t)
-
-        with mg.set_grad_enabled(grad):
-            if not hooks:
-                return model(x), 0
-            with mg.autograd.graph.saved_tensors_hooks(pack, unpack):
-                out = model(x)
-        return out, total[0]
-
-    return count
 
 
 def _solution(model, x):
@@ -57,65 +44,6 @@ def _solution(model, x):
     with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         out = model(x)
     return out, total
-
-
-def _unbound(model, x):
-    total = 0
-
-    def pack(t):
-        total += _nbytes(t)  # noqa: F823, F841 - the slip under test
-        return t
-
-    with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        out = model(x)
-    return out, total
-
-
-def _unique(model, x):
-    seen = {}
-
-    def pack(t):
-        seen[id(t)] = t
-        return t.detach()
-
-    with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        out = model(x)
-    return out, sum(_nbytes(t) for t in seen.values())
-
-
-_kept = [0]
-
-
-def _carried_over(model, x):
-    def pack(t):
-        _kept[0] += _nbytes(t)
-        return t.detach()
-
-    with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        out = model(x)
-    return out, _kept[0]
-
-
-def _sizes_only(model, x):
-    total = [0]
-
-    def pack(t):
-        total[0] += _nbytes(t)
-        return _nbytes(t)
-
-    with mg.autograd.graph.saved_tensors_hooks(pack, lambda n: n):
-        out = model(x)
-    return out, total[0]
-
-
-def _ran_backward(model, x):
-    out, total = _solution(model, x)
-    out.sum().backward()
-    return out, total
-
-
-def _params(model, x):
-    return model(x), sum(_nbytes(p) for p in model.parameters())
 
 
 WRONG_COUNTERS = {
@@ -158,61 +86,6 @@ def test_16_counter_slips_in_chinese(slip, chinese, said):
     out = said(COUNT, answer)
     assert out.startswith("✗ 统计保存的字节数") and words in out, out
     chinese_only(out)
-
-
-def _no_grad_forward(model):
-    layer, forward = model[0], model[0].forward
-
-    def run(x):
-        with mg.no_grad():
-            return forward(x)
-
-    layer.forward = run
-
-
-def _zero_hooks(model):
-    for p in model[0].parameters():
-        p.register_hook(lambda g: g * 0)
-
-
-def _eval_too(model):
-    model.eval()
-    model[0].requires_grad_(False)
-
-
-def _too_much(model):
-    model[0].requires_grad_(False)
-    model[2].requires_grad_(False)
-
-
-def _assign_tensor(model):
-    model[0].weight = model[0].weight.detach()
-
-
-def _new_parameters(model):
-    layer = model[0]
-    layer.weight = mg.nn.Parameter(layer.weight.data, requires_grad=False)
-    layer.bias = mg.nn.Parameter(layer.bias.data, requires_grad=False)
-
-
-def _reinitialised(model):
-    model[0].reset_parameters()
-    model[0].requires_grad_(False)
-
-
-def _frozen_copy(model):
-    other = copy.deepcopy(model)
-    other[0].requires_grad_(False)
-    return other
-
-
-def _stale(model):
-    model[0].requires_grad_(False)
-    model[0].weight.grad = mg.zeros_like(model[0].weight)
-
-
-def _broken(model):
-    raise KeyError("layer")
 
 
 WRONG_FREEZES = {

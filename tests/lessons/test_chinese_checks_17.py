@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-import re
 import warnings
 
-import numpy as np
 import pytest
 from labkit.lesson17 import check_hvp, check_jacobian
-from test_chinese_lessons import CJK, ENGLISH_RUN
+from test_chinese_lessons import chinese_only
+from test_lesson17 import (
+    _accumulated_hvp,
+    _accumulated_rows,
+    _by_jvp,
+    _cheaper,
+    _columns,
+    _fixed_sizes,
+    _gradient,
+    _hessian_by_rows,
+    _hvp,
+    _no_passes,
+    _ones_vjp,
+    _row_sums,
+    _rows,
+)
 
 import minigrad as mg
-
-
-def chinese_only(out: str) -> None:
-    """Chinese, apart from minigrad's own error message quoted as “…”."""
-    assert CJK.search(out), out
-    for line in re.sub(r"“[^”]*”", "", out).splitlines():
-        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
 
 
 def passed(out: str) -> bool:
@@ -31,36 +37,6 @@ def failed_with(out: str, *words: str) -> bool:
 
 
 # --- exercise 1: a Jacobian, the cheaper way ---------------------------------------------------
-
-
-def _rows(f, x):
-    y = f(x)
-    onehots = mg.eye(y.numel())
-    rows = [
-        mg.autograd.grad(y, x, grad_outputs=onehots[i], retain_graph=True)[0]
-        for i in range(y.numel())
-    ]
-    return mg.stack(rows)
-
-
-def _columns(f, x, *, create_graph=True, u_grad=True, retain=True, stack=True):
-    y = f(x)
-    n = x.numel()
-    u = mg.zeros_like(y, requires_grad=u_grad)
-    (g,) = mg.autograd.grad(y, x, grad_outputs=u, create_graph=create_graph)
-    onehots = mg.eye(n)
-    columns = [
-        mg.autograd.grad(g, u, grad_outputs=onehots[j], retain_graph=retain)[0] for j in range(n)
-    ]
-    return mg.stack(columns, dim=1) if stack else columns
-
-
-def _cheaper(columns=_columns):
-    def jacobian(f, x):
-        m, n = f(x).numel(), x.numel()
-        return _rows(f, x) if m <= n + 1 else columns(f, x)
-
-    return jacobian
 
 
 def test_17_jacobian_solution_in_chinese(chinese, said):
@@ -79,44 +55,21 @@ def test_17_jacobian_stub_and_non_answers_in_chinese(chinese, said):
 def test_17_jacobian_the_costlier_direction_in_chinese(chinese, said):
     assert failed_with(said(check_jacobian, _rows), "「高」的 f", "按行算的", "这里按列更省")
     assert failed_with(said(check_jacobian, _columns), "「宽」的 f", "按列算的", "这里按行更省")
-
-    def by_jvp(f, x):
-        onehots = mg.eye(x.numel())
-        cols = [mg.autograd.functional.jvp(f, x, onehots[j])[1] for j in range(x.numel())]
-        return mg.stack(cols, dim=1)
-
-    assert failed_with(said(check_jacobian, _cheaper(by_jvp)), "每列两次", "总共 3 次")
+    assert failed_with(said(check_jacobian, _cheaper(_by_jvp)), "每列两次", "总共 3 次")
 
 
 def test_17_jacobian_library_and_formulas_in_chinese(chinese, said):
     library = said(check_jacobian, lambda f, x: mg.autograd.functional.jacobian(f, x))
     assert failed_with(library, "mg.autograd.functional.jacobian 干的")
-
-    def no_passes(f, x):
-        return np.zeros((f(x).numel(), x.numel()))
-
-    assert failed_with(said(check_jacobian, no_passes), "一次反向传播都没有运行")
+    assert failed_with(said(check_jacobian, _no_passes), "一次反向传播都没有运行")
 
 
 def test_17_jacobian_wrong_matrices_in_chinese(chinese, said):
     assert failed_with(said(check_jacobian, lambda f, x: _cheaper()(f, x).T), "转置")
     listed = said(check_jacobian, _cheaper(lambda f, x: _columns(f, x, stack=False)))
     assert failed_with(listed, "转置", "dim=1")
-
-    def accumulated(f, x):
-        y = f(x)
-        rows = []
-        for i in range(y.numel()):
-            y.backward(mg.eye(y.numel())[i], retain_graph=True)
-            rows.append(x.grad.clone())
-        return mg.stack(rows)
-
-    assert failed_with(said(check_jacobian, accumulated), "累积")
-
-    def ones_vjp(f, x):
-        return mg.autograd.grad(f(x).sum(), x)[0]
-
-    assert failed_with(said(check_jacobian, ones_vjp), "全为 1")
+    assert failed_with(said(check_jacobian, _accumulated_rows), "累积")
+    assert failed_with(said(check_jacobian, _ones_vjp), "全为 1")
 
 
 @pytest.mark.parametrize(
@@ -133,19 +86,10 @@ def test_17_jacobian_errors_explained_in_chinese(chinese, said, options, words):
 
 
 def test_17_jacobian_fixed_sizes_in_chinese(chinese, said):
-    def fixed(f, x):
-        y = f(x)
-        return mg.stack([mg.autograd.grad(y[i], x, retain_graph=True)[0] for i in range(3)])
-
-    assert failed_with(said(check_jacobian, fixed), "IndexError", "不要写死")
+    assert failed_with(said(check_jacobian, _fixed_sizes), "IndexError", "不要写死")
 
 
 # --- exercise 2: a Hessian-vector product ------------------------------------------------------
-
-
-def _hvp(f, x, v):
-    (g,) = mg.autograd.grad(f(x), x, create_graph=True)
-    return mg.autograd.grad(g, x, grad_outputs=v)[0]
 
 
 def test_17_hvp_solution_in_chinese(chinese, said):
@@ -163,39 +107,19 @@ def test_17_hvp_stub_and_formula_in_chinese(chinese, said):
 def test_17_hvp_the_whole_hessian_in_chinese(chinese, said):
     library = said(check_hvp, lambda f, x, v: mg.autograd.functional.hessian(f, x) @ v)
     assert failed_with(library, "整个黑塞矩阵（8×8）", "9 次")
-
-    def by_rows(f, x, v):
-        (g,) = mg.autograd.grad(f(x), x, create_graph=True)
-        rows = [mg.autograd.grad(g[i], x, retain_graph=True)[0] for i in range(x.numel())]
-        return mg.stack(rows) @ v
-
-    assert failed_with(said(check_hvp, by_rows), "8 个输入你的函数跑了 9 次反向传播")
+    assert failed_with(said(check_hvp, _hessian_by_rows), "8 个输入你的函数跑了 9 次反向传播")
 
     products = said(check_hvp, lambda f, x, v: mg.autograd.functional.vhp(f, x, v)[1])
     assert failed_with(products, "mg.autograd.functional.vhp 干的")
 
 
 def test_17_hvp_wrong_vectors_in_chinese(chinese, said):
-    def gradient(f, x, v):
-        return mg.autograd.grad(f(x), x)[0]
-
-    assert failed_with(said(check_hvp, gradient), "这是梯度 g")
-    assert failed_with(said(check_hvp, lambda f, x, v: gradient(f, x, v) * v), "逐元素相乘")
-
-    def row_sums(f, x, v):
-        (g,) = mg.autograd.grad(f(x), x, create_graph=True)
-        return mg.autograd.grad(g.sum(), x)[0]
-
-    assert failed_with(said(check_hvp, row_sums), "H·1")
-
-    def accumulated(f, x, v):
-        f(x).backward(create_graph=True)
-        (x.grad * v).sum().backward()
-        return x.grad
-
+    assert failed_with(said(check_hvp, _gradient), "这是梯度 g")
+    assert failed_with(said(check_hvp, lambda f, x, v: _gradient(f, x, v) * v), "逐元素相乘")
+    assert failed_with(said(check_hvp, _row_sums), "H·1")
     with warnings.catch_warnings():  # backward(create_graph=True) warns of a reference cycle
         warnings.simplefilter("ignore")
-        assert failed_with(said(check_hvp, accumulated), "g + Hv")
+        assert failed_with(said(check_hvp, _accumulated_hvp), "g + Hv")
 
     assert failed_with(said(check_hvp, lambda f, x, v: 2 * _hvp(f, x, v)), "个元素不对")
     longer = said(check_hvp, lambda f, x, v: mg.tensor(_hvp(f, x, v).numpy().tolist() + [0.0]))

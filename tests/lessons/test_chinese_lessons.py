@@ -29,6 +29,18 @@ PAIRS = sorted(p.name for p in NB_DIR.glob("*.ipynb"))
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # Three or more Latin words in a row: an English phrase, not a term (PyTorch, autograd, leaf node)
 ENGLISH_RUN = re.compile(r"[A-Za-z][A-Za-z'’-]*(?:[ ,;:]+[A-Za-z][A-Za-z'’-]*){3,}")
+# what minigrad or Python said, quoted in Chinese feedback: it stays as the library wrote it
+LIBRARY_WORDS = re.compile(r"“[^”]*”|\w+Error[（：][^）\n]*|抛出了 \w+（[^）]*）")
+
+
+def chinese_only(out: str, *quoted: str) -> None:
+    """A check's output is Chinese throughout, apart from what the library itself said (quoted
+    “…”, after `SomeError：`, in `抛出了 SomeError（…）`, or given in `quoted`)."""
+    for text in quoted:
+        out = out.replace(text, "…")
+    assert CJK.search(out), out
+    for line in LIBRARY_WORDS.sub("…", out).splitlines():
+        assert not ENGLISH_RUN.search(line), f"English left in: {line!r}"
 
 
 def _read(path: Path) -> nbformat.NotebookNode:

@@ -37,21 +37,26 @@ def cells() -> list:
     return nbformat.read(NOTEBOOK, as_version=4).cells
 
 
-def _definitions(source: str) -> dict:
+def _definitions(source: str, notebook: Path) -> dict:
     """Run only the function definitions of a cell (not its training loop)."""
     tree = ast.parse(source)
     tree.body = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
     namespace = {"mg": mg}
-    exec(compile(tree, str(NOTEBOOK), "exec"), namespace)
+    exec(compile(tree, str(notebook), "exec"), namespace)
     return namespace
+
+
+def notebook_model(cells: list, notebook: Path) -> dict:
+    """A lesson's buggy model (init_params, predict) and its solution (init_params_fixed)."""
+    (given,) = [c.source for c in cells if "def init_params(" in c.source]
+    (solution,) = [c.source for c in cells if "def init_params_fixed(" in c.source]
+    return {**_definitions(given, notebook), **_definitions(solution, notebook)}
 
 
 @pytest.fixture(scope="module")
 def model(cells) -> dict:
     """The notebook's buggy model (init_params, predict) and its solution (init_params_fixed)."""
-    (given,) = [c.source for c in cells if "def init_params(" in c.source]
-    (solution,) = [c.source for c in cells if "def init_params_fixed(" in c.source]
-    return {**_definitions(given), **_definitions(solution)}
+    return notebook_model(cells, NOTEBOOK)
 
 
 # --- the frame: hints, the import cell, the hint reminder, "Next:" ----------------------------
@@ -240,15 +245,42 @@ def _variant(model, **change):
     return init
 
 
-def test_a_reshaped_bias_is_not_a_leaf(said, model):
-    buggy = model["init_params"]
+def _reshaped_bias(model):
+    """init_params with b reshaped to (3,) after it is made: no longer a leaf."""
 
     def init(seed):
-        params = buggy(seed)
+        params = model["init_params"](seed)
         params["b"] = params["b"].reshape(3)
         return params
 
-    out = said(lesson15.check_fixed_model, init, model["predict"])
+    return init
+
+
+def _averaged(model):
+    """predict with its (3, 3) result averaged away."""
+    return lambda params, x: model["predict"](params, x).mean()
+
+
+def _flat_predict(params, x):
+    hidden = (params["W"] @ x + params["b"].reshape(3)).tanh()
+    return params["v"] @ hidden + params["c"]
+
+
+def _relu_predict(params, x):
+    hidden = (params["W"] @ x + params["b"]).relu()
+    return params["v"] @ hidden + params["c"]
+
+
+def _raises(params, x):
+    return params["W"] @ x.unsqueeze(0)
+
+
+def _three_numbers(params, x):
+    return (params["W"] @ x + params["b"]).tanh()
+
+
+def test_a_reshaped_bias_is_not_a_leaf(said, model):
+    out = said(lesson15.check_fixed_model, _reshaped_bias(model), model["predict"])
     assert failed_with(out, "params['b'] is not a leaf", "ViewBackward0"), out
 
 
@@ -296,30 +328,17 @@ def test_no_seed_means_different_parameters(said, model):
 
 
 def test_hiding_the_bug_in_predict_is_recognised(said, model):
-    predict = model["predict"]
-
-    def averaged(params, x):
-        return predict(params, x).mean()
-
-    out = said(lesson15.check_fixed_model, model["init_params"], averaged)
+    out = said(lesson15.check_fixed_model, model["init_params"], _averaged(model))
     assert failed_with(out, "sums or averages the (3, 3) result away"), out
 
 
 def test_working_around_the_bug_in_predict_is_told_to_fix_b(said, model):
-    def predict_flat(params, x):
-        hidden = (params["W"] @ x + params["b"].reshape(3)).tanh()
-        return params["v"] @ hidden + params["c"]
-
-    out = said(lesson15.check_fixed_model, model["init_params"], predict_flat)
+    out = said(lesson15.check_fixed_model, model["init_params"], _flat_predict)
     assert failed_with(out, "predict gives the right numbers", "fix the bug where it is made"), out
 
 
 def test_a_different_predict_gets_wrong_gradients(said, model):
-    def relu_predict(params, x):
-        hidden = (params["W"] @ x + params["b"]).relu()
-        return params["v"] @ hidden + params["c"]
-
-    out = said(lesson15.check_fixed_model, model["init_params_fixed"], relu_predict)
+    out = said(lesson15.check_fixed_model, model["init_params_fixed"], _relu_predict)
     assert failed_with(out, "from the correct model's", "Did predict change?"), out
 
 
@@ -337,14 +356,7 @@ def test_broken_init_functions(said, model, init, words):
 
 
 def test_a_predict_that_raises_or_returns_the_wrong_thing(said, model):
-    def raises(params, x):
-        return params["W"] @ x.unsqueeze(0)
-
-    out = said(lesson15.check_fixed_model, model["init_params_fixed"], raises)
+    out = said(lesson15.check_fixed_model, model["init_params_fixed"], _raises)
     assert failed_with(out, "predict(params, x) and backward on fresh samples raised"), out
-
-    def three_numbers(params, x):
-        return (params["W"] @ x + params["b"]).tanh()
-
-    out = said(lesson15.check_fixed_model, model["init_params_fixed"], three_numbers)
+    out = said(lesson15.check_fixed_model, model["init_params_fixed"], _three_numbers)
     assert failed_with(out, "returned (3,)", "0-d minigrad tensor"), out

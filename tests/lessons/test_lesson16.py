@@ -8,6 +8,7 @@ notebook's own solutions (and their learner-copy stubs) are run through the chec
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import re
 import sys
@@ -73,6 +74,65 @@ def _nbytes(t):
     return t.numel() * t.dtype.itemsize
 
 
+def _unbound(model, x):
+    total = 0
+
+    def pack(t):
+        total += _nbytes(t)  # noqa: F823, F841 - the slip under test
+        return t
+
+    with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = model(x)
+    return out, total
+
+
+def _params(model, x):
+    return model(x), sum(_nbytes(p) for p in model.parameters())
+
+
+def _unique(model, x):
+    seen = {}
+
+    def pack(t):
+        seen[id(t)] = t  # kept alive here, so no id is reused
+        return t.detach()
+
+    with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = model(x)
+    return out, sum(_nbytes(t) for t in seen.values())
+
+
+_kept = [0]  # _carried_over's running total: set it to 0 before a test uses it
+
+
+def _carried_over(model, x):
+    def pack(t):
+        _kept[0] += _nbytes(t)
+        return t.detach()
+
+    with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = model(x)
+    return out, _kept[0]
+
+
+def _sizes_only(model, x):
+    total = [0]
+
+    def pack(t):
+        total[0] += _nbytes(t)
+        return _nbytes(t)
+
+    with mg.autograd.graph.saved_tensors_hooks(pack, lambda n: n):
+        out = model(x)
+    return out, total[0]
+
+
+def _ran_backward(model, x):
+    out, total = _counter(_nbytes)(model, x)
+    out.sum().backward()
+    return out, total
+
+
 # --- the frame --------------------------------------------------------------------------------
 
 
@@ -131,18 +191,7 @@ def test_counter_must_not_keep_the_tensor_itself(said):
 
 
 def test_counter_names_python_and_api_slips(said):
-    def unbound(model, x):
-        total = 0
-
-        def pack(t):
-            total += _nbytes(t)  # noqa: F823, F841 - the slip under test
-            return t
-
-        with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            out = model(x)
-        return out, total
-
-    assert failed_with(said(COUNT, unbound), "UnboundLocalError", "nonlocal total")
+    assert failed_with(said(COUNT, _unbound), "UnboundLocalError", "nonlocal total")
     element_size = _counter(lambda t: t.numel() * t.element_size())
     assert failed_with(said(COUNT, element_size), "no `element_size`", "t.dtype.itemsize")
     assert failed_with(said(COUNT, lambda m, x: None), "returned None", "still `...`")
@@ -154,11 +203,7 @@ def test_counter_names_python_and_api_slips(said):
 
 def test_counter_must_use_hooks_around_a_recorded_forward(said):
     assert failed_with(said(COUNT, _counter(_nbytes, hooks=False)), "did not go through your hooks")
-
-    def params(model, x):
-        return model(x), sum(_nbytes(p) for p in model.parameters())
-
-    assert failed_with(said(COUNT, params), "did not go through your hooks")
+    assert failed_with(said(COUNT, _params), "did not go through your hooks")
     assert failed_with(said(COUNT, _counter(_nbytes, grad=False)), "no_grad")
 
 
@@ -171,58 +216,19 @@ def test_counter_names_each_wrong_total(said):
     assert failed_with(said(COUNT, grad_only), "do not require grad")
     four = _counter(lambda t: t.numel() * 4)
     assert failed_with(said(COUNT, four), "float64", "hard-coded", "itemsize")
-
-    def unique(model, x):
-        seen = {}
-
-        def pack(t):
-            seen[id(t)] = t  # kept alive here, so no id is reused
-            return t.detach()
-
-        with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            out = model(x)
-        return out, sum(_nbytes(t) for t in seen.values())
-
-    assert failed_with(said(COUNT, unique), "each tensor once", "every call to pack")
+    assert failed_with(said(COUNT, _unique), "each tensor once", "every call to pack")
 
 
 def test_counter_must_start_from_zero_each_call(said):
-    kept = [0]
-
-    def carried_over(model, x):
-        def pack(t):
-            kept[0] += _nbytes(t)
-            return t.detach()
-
-        with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            out = model(x)
-        return out, kept[0]
-
-    assert failed_with(said(COUNT, carried_over), "calling it again", "start the total at 0")
+    _kept[0] = 0
+    assert failed_with(said(COUNT, _carried_over), "calling it again", "start the total at 0")
 
 
 def test_counter_backward_must_run_through_unpack(said):
-    def sizes_only(model, x):
-        total = [0]
-
-        def pack(t):
-            total[0] += _nbytes(t)
-            return _nbytes(t)
-
-        with mg.autograd.graph.saved_tensors_hooks(pack, lambda n: n):
-            out = model(x)
-        return out, total[0]
-
-    assert failed_with(said(COUNT, sizes_only), "`unpack` must give back", "not only its size")
+    assert failed_with(said(COUNT, _sizes_only), "`unpack` must give back", "not only its size")
     wrong = _counter(_nbytes, unpack=lambda t: t * 2)
     assert failed_with(said(COUNT, wrong), "gradients through your hooks differ")
-
-    def ran_backward(model, x):
-        out, total = _counter(_nbytes)(model, x)
-        out.sum().backward()
-        return out, total
-
-    assert failed_with(said(COUNT, ran_backward), "only run the forward")
+    assert failed_with(said(COUNT, _ran_backward), "only run the forward")
 
 
 # --- exercise 2: freezing the first layer --------------------------------------------------------
@@ -258,6 +264,51 @@ def _no_grad_forward(model):
     layer.forward = run
 
 
+def _zero_hooks(model):
+    for p in model[0].parameters():
+        p.register_hook(lambda g: g * 0)
+
+
+def _eval_too(model):
+    model.eval()
+    model[0].requires_grad_(False)
+
+
+def _too_much(model):
+    model[0].requires_grad_(False)
+    model[2].requires_grad_(False)
+
+
+def _assign_tensor(model):
+    model[0].weight = model[0].weight.detach()
+
+
+def _new_parameters(model):
+    layer = model[0]
+    layer.weight = mg.nn.Parameter(layer.weight.data, requires_grad=False)
+    layer.bias = mg.nn.Parameter(layer.bias.data, requires_grad=False)
+
+
+def _reinitialised(model):
+    model[0].reset_parameters()
+    model[0].requires_grad_(False)
+
+
+def _frozen_copy(model):
+    other = copy.deepcopy(model)
+    other[0].requires_grad_(False)
+    return other
+
+
+def _stale(model):
+    model[0].requires_grad_(False)
+    model[0].weight.grad = mg.zeros_like(model[0].weight)
+
+
+def _broken(model):
+    raise KeyError("layer")
+
+
 def _data_forward(model):
     layer = model[0]
     layer.forward = lambda x: mg.nn.functional.linear(x, layer.weight.data, layer.bias.data)
@@ -276,18 +327,9 @@ def test_freeze_names_tricks_that_keep_requires_grad_true(trick, said):
 
 
 def test_freeze_names_zero_gradients_and_eval(said):
-    def zero_hooks(model):
-        for p in model[0].parameters():
-            p.register_hook(lambda g: g * 0)
-
-    assert failed_with(said(FREEZE, zero_hooks), "a .grad of zeros", "weight decay")
+    assert failed_with(said(FREEZE, _zero_hooks), "a .grad of zeros", "weight decay")
     assert failed_with(said(FREEZE, lambda m: m[0].eval()), "eval() freezes nothing")
-
-    def eval_too(model):
-        model.eval()
-        model[0].requires_grad_(False)
-
-    assert failed_with(said(FREEZE, eval_too), "the whole model to eval mode")
+    assert failed_with(said(FREEZE, _eval_too), "the whole model to eval mode")
 
 
 def test_freeze_names_the_wrong_amount_or_the_wrong_layer(said):
@@ -296,45 +338,19 @@ def test_freeze_names_the_wrong_amount_or_the_wrong_layer(said):
     assert failed_with(said(FREEZE, lambda m: m.requires_grad_(False)), "every parameter")
     wrong_layer = said(FREEZE, lambda m: m[2].requires_grad_(False))
     assert failed_with(wrong_layer, "you froze 2.weight and 2.bias", "model[0]")
-
-    def too_much(model):
-        model[0].requires_grad_(False)
-        model[2].requires_grad_(False)
-
-    assert failed_with(said(FREEZE, too_much), "2.weight and 2.bias are frozen too")
+    assert failed_with(said(FREEZE, _too_much), "2.weight and 2.bias are frozen too")
 
 
 def test_freeze_names_replacing_or_changing_the_parameters(said):
-    def assign_tensor(model):
-        model[0].weight = model[0].weight.detach()
-
-    assert failed_with(said(FREEZE, assign_tensor), "TypeError", "nn.Parameter")
-
-    def new_parameters(model):
-        layer = model[0]
-        layer.weight = mg.nn.Parameter(layer.weight.data, requires_grad=False)
-        layer.bias = mg.nn.Parameter(layer.bias.data, requires_grad=False)
-
-    assert failed_with(said(FREEZE, new_parameters), "are new tensors", "in place")
+    assert failed_with(said(FREEZE, _assign_tensor), "TypeError", "nn.Parameter")
+    assert failed_with(said(FREEZE, _new_parameters), "are new tensors", "in place")
     computed = said(FREEZE, lambda m: m[0].weight.t().requires_grad_(False))
     assert failed_with(computed, "computed tensor")
-
-    def reinitialised(model):
-        model[0].reset_parameters()
-        model[0].requires_grad_(False)
-
-    assert failed_with(said(FREEZE, reinitialised), "changed parameter values")
+    assert failed_with(said(FREEZE, _reinitialised), "changed parameter values")
 
 
 def test_freeze_must_change_the_model_it_is_given(said):
-    import copy
-
-    def frozen_copy(model):
-        other = copy.deepcopy(model)
-        other[0].requires_grad_(False)
-        return other
-
-    assert failed_with(said(FREEZE, frozen_copy), "returned another model", "in place")
+    assert failed_with(said(FREEZE, _frozen_copy), "returned another model", "in place")
 
     def returns_itself(model):
         model[0].requires_grad_(False)
@@ -344,16 +360,9 @@ def test_freeze_must_change_the_model_it_is_given(said):
 
 
 def test_freeze_names_a_gradient_left_on_a_frozen_parameter(said):
-    def stale(model):
-        model[0].requires_grad_(False)
-        model[0].weight.grad = mg.zeros_like(model[0].weight)
-
-    out = said(FREEZE, stale)
+    out = said(FREEZE, _stale)
     assert failed_with(out, "0.weight has a .grad", "not None")
 
 
 def test_freeze_reports_an_error_raised_inside_the_learners_code(said):
-    def broken(model):
-        raise KeyError("layer")
-
-    assert failed_with(said(FREEZE, broken), "raised KeyError")
+    assert failed_with(said(FREEZE, _broken), "raised KeyError")

@@ -111,6 +111,34 @@ def _cheaper(columns=_columns):
     return jacobian
 
 
+def _by_jvp(f, x):
+    onehots = mg.eye(x.numel())
+    cols = [mg.autograd.functional.jvp(f, x, onehots[j])[1] for j in range(x.numel())]
+    return mg.stack(cols, dim=1)
+
+
+def _no_passes(f, x):
+    return np.zeros((f(x).numel(), x.numel()))
+
+
+def _accumulated_rows(f, x):
+    y = f(x)
+    rows = []
+    for i in range(y.numel()):
+        y.backward(mg.eye(y.numel())[i], retain_graph=True)
+        rows.append(x.grad.clone())
+    return mg.stack(rows)
+
+
+def _ones_vjp(f, x):
+    return mg.autograd.grad(f(x).sum(), x)[0]
+
+
+def _fixed_sizes(f, x):
+    y = f(x)
+    return mg.stack([mg.autograd.grad(y[i], x, retain_graph=True)[0] for i in range(3)])
+
+
 def test_jacobian_the_lesson_answer_passes(said):
     assert passed(said(check_jacobian, _cheaper()))
 
@@ -132,12 +160,7 @@ def test_jacobian_the_costlier_direction_is_named(said):
 
 
 def test_jacobian_a_first_pass_per_column_is_caught(said):
-    def by_jvp(f, x):
-        onehots = mg.eye(x.numel())
-        cols = [mg.autograd.functional.jvp(f, x, onehots[j])[1] for j in range(x.numel())]
-        return mg.stack(cols, dim=1)
-
-    out = said(check_jacobian, _cheaper(by_jvp))
+    out = said(check_jacobian, _cheaper(_by_jvp))
     assert failed_with(out, "two per column", "run it once", "3 passes")
 
 
@@ -147,10 +170,7 @@ def test_jacobian_from_the_library_or_a_formula(said):
     as_numpy = said(check_jacobian, lambda f, x: _cheaper()(f, x).numpy())
     assert passed(as_numpy)  # the passes ran; an array answer is fine
 
-    def no_passes(f, x):
-        return np.zeros((f(x).numel(), x.numel()))
-
-    assert failed_with(said(check_jacobian, no_passes), "no backward pass ran")
+    assert failed_with(said(check_jacobian, _no_passes), "no backward pass ran")
 
 
 def test_jacobian_wrong_matrices_are_diagnosed(said):
@@ -158,20 +178,8 @@ def test_jacobian_wrong_matrices_are_diagnosed(said):
     listed = said(check_jacobian, _cheaper(lambda f, x: _columns(f, x, stack=False)))
     assert failed_with(listed, "transpose", "dim=1")
 
-    def accumulated(f, x):
-        y = f(x)
-        rows = []
-        for i in range(y.numel()):
-            y.backward(mg.eye(y.numel())[i], retain_graph=True)
-            rows.append(x.grad.clone())
-        return mg.stack(rows)
-
-    assert failed_with(said(check_jacobian, accumulated), "accumulates")
-
-    def ones_vjp(f, x):
-        return mg.autograd.grad(f(x).sum(), x)[0]
-
-    assert failed_with(said(check_jacobian, ones_vjp), "v = all ones")
+    assert failed_with(said(check_jacobian, _accumulated_rows), "accumulates")
+    assert failed_with(said(check_jacobian, _ones_vjp), "v = all ones")
 
 
 @pytest.mark.parametrize(
@@ -188,11 +196,7 @@ def test_jacobian_errors_get_explained(said, options, words):
 
 
 def test_jacobian_fixed_sizes_are_explained(said):
-    def fixed(f, x):
-        y = f(x)
-        return mg.stack([mg.autograd.grad(y[i], x, retain_graph=True)[0] for i in range(3)])
-
-    assert failed_with(said(check_jacobian, fixed), "IndexError", "instead of fixing them")
+    assert failed_with(said(check_jacobian, _fixed_sizes), "IndexError", "instead of fixing them")
 
 
 # --- exercise 2: a Hessian-vector product ------------------------------------------------------
@@ -201,6 +205,27 @@ def test_jacobian_fixed_sizes_are_explained(said):
 def _hvp(f, x, v):
     (g,) = mg.autograd.grad(f(x), x, create_graph=True)
     return mg.autograd.grad(g, x, grad_outputs=v)[0]
+
+
+def _hessian_by_rows(f, x, v):
+    (g,) = mg.autograd.grad(f(x), x, create_graph=True)
+    rows = [mg.autograd.grad(g[i], x, retain_graph=True)[0] for i in range(x.numel())]
+    return mg.stack(rows) @ v
+
+
+def _gradient(f, x, v):
+    return mg.autograd.grad(f(x), x)[0]
+
+
+def _row_sums(f, x, v):
+    (g,) = mg.autograd.grad(f(x), x, create_graph=True)
+    return mg.autograd.grad(g.sum(), x)[0]
+
+
+def _accumulated_hvp(f, x, v):
+    f(x).backward(create_graph=True)
+    (x.grad * v).sum().backward()
+    return x.grad
 
 
 def test_hvp_the_lesson_answer_passes(said):
@@ -225,12 +250,7 @@ def test_hvp_a_full_hessian_is_turned_down(said):
     library = said(check_hvp, lambda f, x, v: mg.autograd.functional.hessian(f, x) @ v)
     assert failed_with(library, "whole Hessian", "with the library")
 
-    def by_rows(f, x, v):
-        (g,) = mg.autograd.grad(f(x), x, create_graph=True)
-        rows = [mg.autograd.grad(g[i], x, retain_graph=True)[0] for i in range(x.numel())]
-        return mg.stack(rows) @ v
-
-    assert failed_with(said(check_hvp, by_rows), "9 backward passes for 8 inputs")
+    assert failed_with(said(check_hvp, _hessian_by_rows), "9 backward passes for 8 inputs")
 
 
 @pytest.mark.parametrize("name", ["hvp", "vhp"])
@@ -256,28 +276,14 @@ def test_the_spy_is_removed_after_a_check(said):
 
 
 def test_hvp_wrong_vectors_are_diagnosed(said):
-    def gradient(f, x, v):
-        return mg.autograd.grad(f(x), x)[0]
-
-    assert failed_with(said(check_hvp, gradient), "that is the gradient g")
+    assert failed_with(said(check_hvp, _gradient), "that is the gradient g")
     assert failed_with(
-        said(check_hvp, lambda f, x, v: gradient(f, x, v) * v), "entry by entry", "second"
+        said(check_hvp, lambda f, x, v: _gradient(f, x, v) * v), "entry by entry", "second"
     )
-
-    def row_sums(f, x, v):
-        (g,) = mg.autograd.grad(f(x), x, create_graph=True)
-        return mg.autograd.grad(g.sum(), x)[0]
-
-    assert failed_with(said(check_hvp, row_sums), "H·1")
-
-    def accumulated(f, x, v):
-        f(x).backward(create_graph=True)
-        (x.grad * v).sum().backward()
-        return x.grad
-
+    assert failed_with(said(check_hvp, _row_sums), "H·1")
     with warnings.catch_warnings():  # backward(create_graph=True) warns of a reference cycle
         warnings.simplefilter("ignore")
-        assert failed_with(said(check_hvp, accumulated), "g + Hv")
+        assert failed_with(said(check_hvp, _accumulated_hvp), "g + Hv")
 
     def doubled(f, x, v):
         return 2 * _hvp(f, x, v)
