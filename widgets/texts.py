@@ -2,9 +2,10 @@
 
 Keys name a place (`step.ready`, `ui.legend.current`); values are `(English, Chinese)` format
 strings with `{named}` fields. Python writes the step texts, summaries and pictures with `say`;
-the player's front end gets the `ui.` entries of its language with its other data
-(`front_end`), so player.js holds no words of its own and a saved replay keeps its language.
-API names (MulBackward0, AccumulateGrad, grad_output, retain_graph, .grad) stay as they are.
+the player's front end gets the `ui.` entries (and the node kinds' names) of its language with
+its other data (`front_end`), so player.js holds no words of its own and a saved replay keeps
+its language. API names (MulBackward0, AccumulateGrad, grad_output, retain_graph, .grad) stay
+as they are.
 """
 
 from __future__ import annotations
@@ -197,12 +198,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "ui.legend.steps": ("Steps", "步骤"),
     "ui.legend.engine": ("Engine", "引擎"),
     "ui.colon": (":", "："),
-    "ui.kind.tensor": ("non-leaf tensor", "非叶子张量"),
-    "ui.kind.leaf": ("leaf requiring grad", "需要梯度的叶子"),
-    "ui.kind.constant": ("constant leaf", "常量叶子"),
-    "ui.kind.backward": ("backward node", "反向节点"),
-    "ui.kind.accumulate": ("AccumulateGrad", "AccumulateGrad"),
-    "ui.kind.saved": ("saved tensor", "保存的张量"),
     "ui.kind.module": ("collapsed module (click opens it)", "折叠的模块（点击展开）"),
     "ui.state.current": ("current: running now (thickest border)", "当前：正在运行（边框最粗）"),
     "ui.state.ready": ("ready: in the queue (dashed)", "就绪：在队列中（虚线）"),
@@ -249,6 +244,9 @@ def say(key: str, lang: str | None = None, **values: object) -> str:
 
 
 def front_end(lang: str | None = None) -> dict[str, str]:
-    """The player's own words in `lang`, keyed without the `ui.` prefix (unfilled templates)."""
+    """The player's own words in `lang`, keyed without the `ui.` prefix (unfilled templates),
+    with the node kinds' names the static legend uses too (`kind.leaf`; a `ui.` entry wins)."""
     index = LANGUAGES.index(resolve(lang))
-    return {key[3:]: pair[index] for key, pair in TEXTS.items() if key.startswith("ui.")}
+    kinds = {key: pair[index] for key, pair in TEXTS.items() if key.startswith("kind.")}
+    own = {key[3:]: pair[index] for key, pair in TEXTS.items() if key.startswith("ui.")}
+    return {**kinds, **own}

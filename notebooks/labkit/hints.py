@@ -92,6 +92,6 @@ def hint(exercise: str | None = None) -> None:
     print(
         say(
             f"Hint {k + 1} of {len(hints)} for {known}{more}:\n  {hints[k]}",
-            f"{title(known)} 的提示 {k + 1}/{len(hints)}{more}：\n  {hints[k]}",
+            f"「{title(known)}」的提示 {k + 1}/{len(hints)}{more}：\n  {hints[k]}",
         )
     )

@@ -119,17 +119,3 @@ def test_11_safe_norm_wrong_answers_in_chinese(chinese, said, case):
     out = said(lesson11.check_safe_norm, fn)
     chinese_only(out)
     assert out.startswith("✗ 不出 NaN 的范数：还没对。") and expected in out
-
-
-def test_11_hints_in_chinese(chinese, capsys, monkeypatch):
-    from collections import Counter
-
-    from labkit import hint, hints
-
-    monkeypatch.setattr(hints, "_shown", Counter())  # leave the other tests' hint counts alone
-    for exercise in ("Find the parameters without a gradient", "A NaN-free norm"):
-        for _ in hints.HINTS[exercise]["zh"]:
-            hint(exercise)
-        out = capsys.readouterr().out
-        chinese_only(out)
-        assert "（最后一条：接下来就是答案了）" in out

@@ -91,17 +91,3 @@ def test_12_topological_order_wrong_answers_in_chinese(chinese, said, case):
     out = said(lesson12.check_topological_order, fn)
     chinese_only(out)
     assert out.startswith("✗ 拓扑排序：还没对。") and expected in out
-
-
-def test_12_hints_in_chinese(chinese, capsys, monkeypatch):
-    from collections import Counter
-
-    from labkit import hint, hints
-
-    monkeypatch.setattr(hints, "_shown", Counter())  # leave the other tests' hint counts alone
-    for exercise in ("Dependency counts", "Topological order"):
-        for _ in hints.HINTS[exercise]["zh"]:
-            hint(exercise)
-        out = capsys.readouterr().out
-        chinese_only(out)
-        assert "（最后一条：接下来就是答案了）" in out

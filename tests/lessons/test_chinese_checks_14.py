@@ -90,17 +90,3 @@ def test_14_accuracy_slips_in_chinese(chinese, said, accuracy, words):
     out = said(lesson14.check_accuracy, accuracy)
     chinese_only(out)
     assert out.startswith("✗ 准确率（accuracy）：还没对。") and words in out, out
-
-
-def test_14_hints_in_chinese(chinese, capsys, monkeypatch):
-    from collections import Counter
-
-    from labkit import hint, hints
-
-    monkeypatch.setattr(hints, "_shown", Counter())  # leave the other tests' hint counts alone
-    for exercise in ("train_step", "accuracy"):
-        for _ in hints.HINTS[exercise]["zh"]:
-            hint(exercise)
-        out = capsys.readouterr().out
-        chinese_only(out)
-        assert "（最后一条：接下来就是答案了）" in out

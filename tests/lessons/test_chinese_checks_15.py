@@ -194,4 +194,4 @@ def test_15_hints_in_chinese(chinese, said, model, capsys, monkeypatch):
     hint()
     out = capsys.readouterr().out
     chinese_only(out)
-    assert out.startswith("修好悄无声息的偏置 的提示 1/3"), out
+    assert out.startswith("「修好悄无声息的偏置」的提示 1/3"), out

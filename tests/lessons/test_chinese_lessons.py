@@ -230,3 +230,24 @@ def test_labkit_writes_every_learner_facing_text_in_both_languages(module: str) 
     tree = ast.parse((LABKIT / module).read_text(encoding="utf-8"))
     left = _english_outside_say(tree)
     assert not left, "\n".join(f"{module}:{line}: {text[:80]!r}" for line, text in left)
+
+
+def test_every_exercise_hints_in_chinese_to_the_last_one(capsys, monkeypatch):
+    """`hint()` in a Chinese lesson: every hint of every exercise Chinese, the last one marked."""
+    from collections import Counter
+
+    from labkit import hint, language
+
+    _all_lesson_modules()
+    monkeypatch.setattr(hints, "_shown", Counter())  # leave the other tests' hint counts alone
+    language.use("zh")
+    try:
+        for exercise, texts in hints.HINTS.items():
+            for _ in texts["zh"]:
+                hint(exercise)
+            out = capsys.readouterr().out
+            chinese_only(out)
+            assert out.startswith(f"「{hints.title(exercise)}」的提示 1/"), out
+            assert "（最后一条：接下来就是答案了）" in out, out
+    finally:
+        language.use("en")
