@@ -100,6 +100,7 @@ notebooks: install
 # Student copies: solutions replaced by stubs, outputs cleared, written to student/ (gitignored).
 student:
 	$(PYTHON) scripts/make_student_copies.py --out student
+	$(PYTHON) scripts/make_student_copies.py --src notebooks/zh --out student/zh
 
 # Static HTML of the lessons from their stored outputs: offline, no JavaScript (scripts/export_html.py).
 html:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -121,6 +122,19 @@ def student_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("student")
     students.write_student_copies(out)
     return out
+
+
+def test_chinese_student_copies_sit_in_zh_and_speak_chinese(student_dir):
+    """`make student`'s second half: notebooks/zh -> student/zh, whose labkit shim loads
+    student/labkit in Chinese."""
+    written = students.write_student_copies(student_dir / "zh", NB_DIR / "zh")
+    assert [p.name for p in written] == [p.name for p in LESSONS]
+    probe = "from labkit import language; print(language.current())"
+    said = subprocess.run(
+        [sys.executable, "-c", probe], cwd=student_dir / "zh", capture_output=True, text=True
+    )
+    assert said.stdout.split() == ["zh"], said.stderr
+    assert "--src notebooks/zh --out student/zh" in (ROOT / "Makefile").read_text()
 
 
 def test_student_copies_hide_every_solution_and_keep_its_names(student_dir):
