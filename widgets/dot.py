@@ -10,7 +10,8 @@ writes it as HTML for the static pictures; the player's front end writes its own
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 
 from .drawing import Box, Drawing
 from .labels import escape_html, format_shape, html_label, label_text, quoted
@@ -69,6 +70,25 @@ def attr_list(attrs: Mapping[str, str]) -> str:
     return "[" + ", ".join(parts) + "]"
 
 
+# Graphviz sizes a label with Latin font metrics, which give a CJK character about half the
+# width it is drawn with: a label with Chinese in it asks for the width it will take
+WIDE = re.compile(r"[\u2e80-\u9fff\uff00-\uffef]")
+
+
+def wide_label_width(title: str, lines: Sequence[str]) -> dict[str, str]:
+    """`{"width": inches}` for a node label holding CJK text (bold 11 pt title, 9 pt lines), else
+    nothing (Graphviz's own measure is right for Latin text)."""
+    if not any(WIDE.search(text) for text in (title, *lines)):
+        return {}
+
+    def points(text: str, size: float) -> float:
+        wide = len(WIDE.findall(text))
+        return (wide + 0.62 * (len(text) - wide)) * size
+
+    need = max([points(title, 11), *(points(line, 9) for line in lines)])
+    return {"width": f"{need / 72 + 0.2:.2f}"}
+
+
 def node_lines(node: GNode) -> list[str]:
     """The detail lines under a node's title."""
     lines = []
@@ -108,11 +128,13 @@ def to_dot(drawing: Drawing, *, rankdir: str = "TB", lang: str | None = None) ->
 
 
 def _node(node: GNode, title: str) -> str:
+    lines = node_lines(node)
     attrs = {
-        "label": html_label(title, node_lines(node)),
+        "label": html_label(title, lines),
         "id": node.id,
         "class": f"mg-n-{node.kind}" + (" mg-freed" if node.freed else ""),
         **NODE_STYLE[node.kind],
+        **wide_label_width(title, lines),
     }
     return f"{node.id} {attr_list(attrs)}"
 
@@ -131,6 +153,7 @@ def _box(box: Box, lang: str | None) -> str:
         "tooltip": quoted(tip),
         "class": f"mg-n-{kind} mg-box",
         **NODE_STYLE[kind],
+        **wide_label_width(box.title(lang), lines),
     }
     return f"{box.id} {attr_list(attrs)}"
 

@@ -230,6 +230,20 @@ def test_a_chinese_backward_player(lab, lesson_root, lab_page, theme):
                  .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"""
         )
         assert overflowing == [], overflowing
+        # every node's label inside its shape, off its border (Graphviz measures CJK text with
+        # Latin metrics)
+        spilling = player.evaluate(
+            """p => [...p.querySelectorAll('.mg-graph g.node')].filter(g => {
+                 const shape = g.querySelector('polygon, path');
+                 if (!shape) return false;
+                 const box = shape.getBBox();
+                 return [...g.querySelectorAll('text')].some(t => {
+                   const b = t.getBBox();
+                   return b.x < box.x + 2 || b.x + b.width > box.x + box.width - 2;
+                 });
+               }).map(g => g.textContent.trim())"""
+        )
+        assert spilling == [], spilling
         shoot(page, player, f"zh-player-{theme}.png")
     finally:
         set_theme(lab, None)
