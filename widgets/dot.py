@@ -147,13 +147,14 @@ def _box(box: Box, lang: str | None) -> str:
         path = box.path or say("graph.model", lang)
         kind, tip = "module", say("box.module_tip", lang, path=path)
         lines = [say("box.inside", lang, n=box.size)]
+    title = box.title(lang)
     attrs = {
-        "label": html_label(box.title(lang), lines),
+        "label": html_label(title, lines),
         "id": box.id,
         "tooltip": quoted(tip),
         "class": f"mg-n-{kind} mg-box",
         **NODE_STYLE[kind],
-        **wide_label_width(box.title(lang), lines),
+        **wide_label_width(title, lines),
     }
     return f"{box.id} {attr_list(attrs)}"
 

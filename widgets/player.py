@@ -71,7 +71,7 @@ class Player(anywidget.AnyWidget):
     frame = traitlets.Int(0).tag(sync=True)
     speed = traitlets.Float(1.0).tag(sync=True)
     key = traitlets.Unicode("").tag(sync=True)  # links the live view to its picture output
-    lang = traitlets.Unicode("en").tag(sync=True)
+    lang = traitlets.Unicode("en")  # the kernel's words (the front end gets `texts`)
     texts = traitlets.Dict().tag(sync=True)  # the front end's words in `lang` (texts.py)
 
     def __init__(

@@ -359,16 +359,18 @@ def test_06_formulas_do_not_pass(said):
     assert "numpy cannot differentiate" in raw
 
 
+def without_create_graph(f, x):
+    return mg.autograd.grad(_first(f, x, create_graph=False).sum(), x)[0]
+
+
+def through_grad(f, x):  # the second backward adds f'' onto x.grad, which holds f'
+    f(x).sum().backward(create_graph=True)
+    x.grad.sum().backward()
+    return x.grad
+
+
 def test_06_each_foreseen_mistake_gets_its_message(said):
     check = lesson06.check_second_derivative
-
-    def without_create_graph(f, x):
-        return mg.autograd.grad(_first(f, x, create_graph=False).sum(), x)[0]
-
-    def through_grad(f, x):  # the second backward adds f'' onto x.grad, which holds f'
-        f(x).sum().backward(create_graph=True)
-        x.grad.sum().backward()
-        return x.grad
 
     def without_sum(f, x):
         return mg.autograd.grad(f(x), x, create_graph=True)[0]

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 from labkit import lesson06
+from test_checks_lessons_01_07 import _first, through_grad, without_create_graph
 from test_chinese_lessons import chinese_only
 
 import minigrad as mg
@@ -14,22 +15,8 @@ import minigrad as mg
 TITLE = "二阶导数"
 
 
-def first(f, x, create_graph=True):
-    return mg.autograd.grad(f(x).sum(), x, create_graph=create_graph)[0]
-
-
 def second(f, x):
-    return mg.autograd.grad(first(f, x).sum(), x)[0]
-
-
-def without_create_graph(f, x):
-    return mg.autograd.grad(first(f, x, create_graph=False).sum(), x)[0]
-
-
-def through_grad(f, x):  # the second backward adds f'' onto x.grad, which holds f'
-    f(x).sum().backward(create_graph=True)
-    x.grad.sum().backward()
-    return x.grad
+    return mg.autograd.grad(_first(f, x).sum(), x)[0]
 
 
 def through_backward(f, x):
@@ -73,7 +60,7 @@ def test_06_backward_with_a_reset_passes_in_chinese(chinese, said):
         (numpy_formula, "一次反向传播都没有运行"),
         (lambda f, x: 2 * mg.cos(x) - x * mg.sin(x), "用公式算出的"),
         (lambda f, x: np.cos(x.numpy()), "numpy 不会求导"),
-        (first, "这是一阶导数"),
+        (_first, "这是一阶导数"),
         (without_create_graph, "计算它时传入 create_graph=True"),
         (through_grad, "f' + f''"),
         (lambda f, x: second(f, x) * 2, "两倍"),
@@ -92,5 +79,5 @@ def test_06_wrong_second_derivatives_in_chinese(chinese, said, answer, expect):
 
 
 def test_06_the_function_is_named_in_chinese(chinese, said):
-    out = said(lesson06.check_second_derivative, first)
+    out = said(lesson06.check_second_derivative, _first)
     assert "在 f(x) = x·sin(x)（x = [1.1, 0.93, -1.89, -0.26]）上，这是一阶导数" in out
