@@ -2,8 +2,9 @@
 
 minigrad mirrors PyTorch's names (`grad_fn`, `next_functions`, `variable`, `_saved_*`), so almost
 everything is shared; the few places where the two differ (how a node lists its saved tensors,
-where output shapes live, the AccumulateGrad name) are answered here and nowhere else. torch is
-never imported: an object is recognised as torch's by the module its type comes from.
+where output shapes live, the AccumulateGrad name) are answered here, reading torch's private
+attributes through torch_internals.py. torch is never imported: an object is recognised as
+torch's by the module its type comes from.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-SavedSlot = tuple[str, "tuple[int, ...] | None", bool]
+from . import torch_internals
+from .torch_internals import SavedSlot, output_shape, sequence_nr  # noqa: F401 (the adapters' API)
 
 
 def is_torch(obj: Any) -> bool:
@@ -41,27 +43,10 @@ def is_accumulate(node: Any) -> bool:
     return hasattr(node, "variable")
 
 
-def sequence_nr(node: Any) -> int | None:
-    """Creation order of a node. AccumulateGrad's is UINT64_MAX (2**64 - 1) in torch and minigrad
-    alike, so it sorts after every other node; None for an object without one."""
-    seq = getattr(node, "_sequence_nr", None)
-    if seq is None:
-        return None
-    return int(seq() if callable(seq) else seq)
-
-
 def run_order(node: Any) -> int | float:
     """The engine's priority: a higher sequence number runs first; none at all sorts last."""
     seq = sequence_nr(node)
     return math.inf if seq is None else seq
-
-
-def output_shape(node: Any) -> tuple[int, ...] | None:
-    """Shape of the forward output a node differentiates, where the node itself knows it (torch)."""
-    meta = getattr(node, "_input_metadata", None)
-    if meta:
-        return tuple(meta[0].shape)
-    return None
 
 
 def input_shapes(node: Any) -> list[tuple[int, ...] | None]:
@@ -76,35 +61,14 @@ def input_shapes(node: Any) -> list[tuple[int, ...] | None]:
 
 
 def saved_slots(node: Any) -> list[SavedSlot]:
-    """(name, shape, freed) for each tensor the node saved for backward.
-
-    minigrad answers directly; torch exposes `_saved_<name>` attributes that raise once freed.
-    Non-tensor saved values (ints, sizes) are not tensors and are left out.
-    """
+    """(name, shape, freed) for each tensor the node saved for backward: minigrad answers
+    directly, torch's are read from its private attributes (torch_internals.py)."""
     if hasattr(node, "saved_tensor_slots"):
         return [
             (name, tuple(shape) if shape is not None else None, bool(freed))
             for name, shape, freed in node.saved_tensor_slots()
         ]
-    if not is_torch(node):
-        return []
-    slots = []
-    for attr in dir(node):
-        if not attr.startswith("_saved_"):
-            continue
-        try:
-            value = getattr(node, attr)
-        except RuntimeError:
-            slots.append((attr[len("_saved_") :], None, True))
-            continue
-        if is_tensor(value):
-            slots.append((attr[len("_saved_") :], tuple(value.shape), False))
-    return slots
-
-
-def is_freed(node: Any) -> bool:
-    """Whether the node's saved tensors have been released by a backward without retain_graph."""
-    return any(freed for _, _, freed in saved_slots(node))
+    return torch_internals.saved_slots(node) if is_torch(node) else []
 
 
 def to_numpy(t: Any) -> np.ndarray:

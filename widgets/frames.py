@@ -12,9 +12,12 @@ comes whole as `grad_full` (hover/click) and as the short `edge_label` drawn on 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from minigrad.core import events
 
 from . import adapters
 from .hooks import HookNamer
@@ -82,6 +85,7 @@ class FrameMaker:
         self.deps: dict[str, int] = {}
         self.sent: Counter = Counter()  # (source, target, slot) edges already used by this run
         self.passes = 0
+        self.handlers = handlers(self)
 
     # --- helpers -------------------------------------------------------------------------
     def nid(self, node: Any) -> str | None:
@@ -105,11 +109,12 @@ class FrameMaker:
         return [self.frame(rec) for rec in records]
 
     def frame(self, rec: dict) -> dict:
-        """The frame for one record (`on_<kind>` adds what that kind of step shows)."""
+        """The frame for one record: `on_<kind>` adds what that kind of step shows."""
         kind = rec["kind"]
-        handler = getattr(self, f"on_{kind}", None)
-        frame = {"kind": kind, "pass": self.passes}
-        frame.update(handler(rec) if handler is not None else {"text": kind.replace("_", " ")})
+        handler = self.handlers.get(kind)
+        if handler is None:
+            raise ValueError(f"no such kind of record: {kind!r} (minigrad/core/events.py)")
+        frame = {"kind": kind, "pass": self.passes, **handler(rec)}
         return {k: v for k, v in frame.items() if v is not None}
 
     def on_node_created(self, rec: dict) -> dict:
@@ -123,7 +128,7 @@ class FrameMaker:
         values = format_values(adapters.to_numpy(out)) if small else None
         when = self.say("step.forward" if self.passes == 0 else "step.double_backward")
         shape = format_shape(rec.get("shape"))
-        text = self.say("step.created", when=when, node=self.name(node), shape=shape)
+        text = self.say("step.node_created", when=when, node=self.name(node), shape=shape)
         text += self.say("step.created_from", args=args) if args else ""
         text += f" = {values}" if values is not None else ""
         return {"node": self.nid(node), "text": text, "show": self._appears_with(node)}
@@ -248,7 +253,13 @@ class FrameMaker:
                 )
                 if v is not None
             },
-            "text": f"{title}.grad: {before} + {self._sum(rec['added'])} → {after}",
+            "text": self.say(
+                "step.accumulate",
+                leaf=title,
+                before=before,
+                added=self._sum(rec["added"]),
+                after=after,
+            ),
         }
 
     def on_hook(self, rec: dict) -> dict:
@@ -345,6 +356,12 @@ class FrameMaker:
             if edge.kind in ("saved", "output"):
                 show.extend((edge.id, edge.source))
         return list(dict.fromkeys(show))
+
+
+def handlers(maker: FrameMaker) -> dict[str, Callable[[dict], dict]]:
+    """Each kind of record (events.KINDS) -> the maker's `on_<kind>`: a kind without one fails
+    here, when a maker is made, not when such a record first arrives."""
+    return {kind: getattr(maker, f"on_{kind}") for kind in events.KINDS}
 
 
 def make_frames(records: list[dict], builder: GraphBuilder, lang: str | None = None) -> list[dict]:

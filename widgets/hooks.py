@@ -1,12 +1,12 @@
 """Hook records -> what the player shows: which kind of hook fired, whose it is, what it is called,
 what it saw and returned, and which drawn element wears the badge.
 
-Both libraries' records arrive here in one shape (minigrad's engine emits them; torch_records
-makes them for torch): `hook` (the engine's word for the kind), `node`, `slot`, `fn` (a name),
-`function` (the hook itself, when known), `grad` (what it saw), `returned`; torch's also carry
-the `tensor` or `module` the hook belongs to. A module's full backward hooks run inside a
-`BackwardHook` object's own node hooks in minigrad (as in PyTorch); they are recognised here and
-reported as the module's.
+Both libraries' records arrive here in one shape, `events.hook` (minigrad/core/events.py):
+`hook` (its kind, one of `events.HOOK_KINDS`), `node`, `slot`, `fn` (a name), `function` (the
+hook itself, when known), `grad` (what it saw), `returned`, and the `tensor` or `module` the
+hook belongs to where the producer knows it (torch's do). A module's full backward hooks run
+inside a `BackwardHook` object's own node hooks in minigrad (as in PyTorch); they are recognised
+here and reported as the module's.
 """
 
 from __future__ import annotations
@@ -18,12 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from . import torch_internals
 from .labels import summarize, summarize_many
 from .texts import say
 from .walk import GraphBuilder
 
-KIND = {"prehook": "pre", "posthook": "post"}  # the engine's words -> the frames' kinds (texts.py
-# words each kind as `hook.<kind>`)
 SAW = {
     "pre": "grad_outputs ",
     "post": "grad_inputs ",
@@ -46,15 +45,6 @@ def function_label(function: Any, name: str, lang: str = "en") -> str | None:
     cell = "ipykernel_" in path or path.startswith("<ipython-input")
     where = say("hook.cell", lang) if cell else os.path.basename(path)
     return say("hook.lambda_at", lang, where=where, line=code.co_firstlineno)
-
-
-def _backward_hook_of(function: Any) -> tuple[Any, str] | None:
-    """(the BackwardHook, "_input_hook" or "_output_hook") for a module's full backward hooks."""
-    owner = getattr(function, "__self__", None)
-    side = getattr(getattr(function, "__func__", None), "__name__", "")
-    if side in ("_input_hook", "_output_hook") and hasattr(owner, "user_pre_hooks"):
-        return owner, side
-    return None
 
 
 def _same(saw: Any, returned: Any) -> bool:
@@ -81,13 +71,13 @@ class HookNamer:
 
     def describe(self, rec: dict, node_title: Callable[[Any], str]) -> tuple[dict | None, str]:
         """(the frame's `hook` object, or None for a step no user hook took; the panel text)."""
-        kind = KIND.get(rec["hook"], rec["hook"])
+        kind = rec["hook"]
         node, function = rec.get("node"), rec.get("function")
         saw, returned = rec.get("grad"), rec.get("returned")
         fns: list[Any] = [function]
         owner, target = node_title(node), self.b.node_id.get(node)
         module = rec.get("module")
-        backward_hook = _backward_hook_of(function) if kind == "post" else None
+        backward_hook = torch_internals.backward_hook_of(function) if kind == "post" else None
         if backward_hook is not None:
             bh, side = backward_hook
             module = bh.module

@@ -13,6 +13,11 @@
 //
 // Keyboard, with the focus anywhere in the player: ←/→ step, Home/End first/last, space plays
 // and pauses. The same file runs in a saved replay (widgets/replay.py), with a stand-in model.
+//
+// The engine state the panel shows is folded frame by frame in player_state.mjs (tested on its
+// own with node --test); widgets/front_end.py inlines it here, so both run as one module.
+
+import { emptyState, fold, hookOf } from "./player_state.mjs";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const SPEEDS = [0.25, 0.5, 1, 2, 4, 8];
@@ -36,8 +41,6 @@ const PRIORITY = ["mg-hidden", "mg-done", "mg-ready", "mg-freed-now", "mg-curren
 const RANK = new Map(PRIORITY.map((cls, i) => [cls, i]));
 const REDUCED_MOTION = typeof matchMedia === "function" &&
                        matchMedia("(prefers-reduced-motion: reduce)").matches;
-const HOOK_KINDS = ["tensor", "retain_grad", "pre", "post", "post_accumulate", "module_pre",
-                    "module"];
 
 // Every word shown comes with the player's data, in its language (widgets/texts.py, keys without
 // their `ui.` prefix): `say(texts, "more", { n: 3 })` fills the template's `{n}`.
@@ -73,133 +76,6 @@ function clamp(x, lo, hi) {
 
 function shorten(text, max) {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-// --- the engine state, folded frame by frame -------------------------------------------------
-function emptyState() {
-  return { queue: [], queued: new Set(), deps: new Map(), waiting: new Set(), done: new Set(),
-           freed: new Set(), leaves: new Map(), hooks: [], hooked: new Map(), error: null,
-           shown: new Set(), created: [] };
-}
-
-// a hook frame as an object; the older frames carried only a line of text
-function hookOf(f) {
-  if (!f.hook) return null;
-  if (typeof f.hook === "string") {
-    const kind = f.hook.includes(" hook ") ? f.hook.split(" hook ")[0] : "";
-    return { kind, text: f.hook, target: f.node };
-  }
-  return { ...f.hook, target: f.hook.target ?? f.node, text: f.hook.text ?? f.text };
-}
-
-function setDep(state, id, n) {
-  if (n === undefined) state.deps.delete(id);
-  else state.deps.set(id, n);
-  if (n > 0) state.waiting.add(id);
-  else state.waiting.delete(id);
-}
-
-// Each folder applies one kind of change, notes the model ids whose look it may change
-// (`touch`) and pushes what puts the state back (`undo`), so a step back costs a step.
-const FOLDERS = [
-  function newPass(state, f, touch, undo) { // .grad and freed tensors carry over
-    if (f.kind !== "backward_start") return;
-    const old = { done: state.done, deps: state.deps, waiting: state.waiting,
-                  hooks: state.hooks, hooked: state.hooked, error: state.error };
-    touch(old.done);
-    touch(old.hooked.keys());
-    if (old.error) touch([old.error.node]);
-    Object.assign(state, { done: new Set(), deps: new Map(), waiting: new Set(), hooks: [],
-                           hooked: new Map(), error: null });
-    undo.push(() => Object.assign(state, old));
-  },
-  function queue(state, f, touch, undo) {
-    if (!f.queue) return;
-    const old = { queue: state.queue, queued: state.queued };
-    touch(old.queue);
-    touch(f.queue);
-    state.queue = f.queue;
-    state.queued = new Set(f.queue);
-    undo.push(() => Object.assign(state, old));
-  },
-  function deps(state, f, touch, undo) {
-    if (!f.deps) return;
-    for (const [id, n] of Object.entries(f.deps)) {
-      const old = state.deps.get(id);
-      setDep(state, id, n);
-      undo.push(() => setDep(state, id, old));
-    }
-  },
-  function done(state, f, touch, undo) {
-    if (f.done === undefined || state.done.has(f.done)) return;
-    state.done.add(f.done);
-    touch([f.done]);
-    undo.push(() => state.done.delete(f.done));
-  },
-  function freed(state, f, touch, undo) {
-    for (const id of f.freed || []) {
-      if (state.freed.has(id)) continue;
-      state.freed.add(id);
-      touch([id]);
-      undo.push(() => state.freed.delete(id));
-    }
-  },
-  function leaf(state, f, touch, undo) {
-    if (!f.leaf) return;
-    const { id } = f.leaf;
-    const old = state.leaves.get(id);
-    state.leaves.set(id, f.leaf);
-    touch([id]);
-    undo.push(() => (old === undefined ? state.leaves.delete(id) : state.leaves.set(id, old)));
-  },
-  function hook(state, f, touch, undo) {
-    const info = hookOf(f);
-    if (!info) return;
-    const old = state.hooked.get(info.target);
-    state.hooks.push(info);
-    state.hooked.set(info.target, info);
-    touch([info.target]);
-    undo.push(() => {
-      state.hooks.pop();
-      if (old === undefined) state.hooked.delete(info.target);
-      else state.hooked.set(info.target, old);
-    });
-  },
-  function error(state, f, touch, undo) {
-    if (!f.error) return;
-    const old = state.error;
-    state.error = f;
-    touch([f.node]);
-    if (old) touch([old.node]);
-    undo.push(() => { state.error = old; });
-  },
-  function show(state, f, touch, undo) {
-    for (const id of f.show || []) {
-      if (state.shown.has(id)) continue;
-      state.shown.add(id);
-      touch([id]);
-      undo.push(() => state.shown.delete(id));
-    }
-  },
-  function created(state, f, touch, undo) {
-    if (f.kind !== "node_created" || !f.node) return;
-    state.created.push(f.node);
-    undo.push(() => state.created.pop());
-  },
-];
-
-// fold one frame's changes into the running state: {touched model ids, undo()}
-function fold(state, f) {
-  const touched = [];
-  const steps = [];
-  const touch = (ids) => {
-    for (const id of ids) if (id !== undefined && id !== null) touched.push(id);
-  };
-  for (const folder of FOLDERS) folder(state, f, touch, steps);
-  const undo = () => {
-    for (let i = steps.length - 1; i >= 0; i--) steps[i]();
-  };
-  return { touched, undo };
 }
 
 // --- the page --------------------------------------------------------------------------------
@@ -824,8 +700,7 @@ function drawHookFlash(view, f) {
   const el = hook ? elementOf(view, hook.target) : null;
   const box = el ? boxOf(view, el) : null;
   if (!box) return hideBadge(view.hookFlash);
-  const kind = HOOK_KINDS.includes(hook.kind) ? say(view.texts, `hook.${hook.kind}`)
-    : hook.kind ? say(view.texts, "hook.other", { kind: hook.kind }) : say(view.texts, "hook");
+  const kind = say(view.texts, `hook.${hook.kind}`); // every kind has its word (texts.py)
   placeBadge(view.hookFlash, `⚑ ${kind}`, box.x + box.width, box.y - 3, 0.7, 1, hook.text,
              view.paper);
   view.hookFlash.dataset.for = el;

@@ -27,6 +27,7 @@ import traitlets
 from IPython.display import display
 
 from .frames import FrameMaker
+from .front_end import player_module
 from .labels import escape_html
 from .language import resolve
 from .replay import replay_html
@@ -52,7 +53,7 @@ HIDE_DEAD_WIDGET = (
 class Player(anywidget.AnyWidget):
     """Shared by both players; `mode` tells the front end which panel to show."""
 
-    _esm = HERE / "player.js"
+    _esm = player_module()  # player.js with its state module inlined (front_end.py)
     _css = HERE / "player.css"
 
     mode = traitlets.Unicode("backward").tag(sync=True)

@@ -1,4 +1,4 @@
-"""A player as one self-contained HTML page: its state, player.js and player.css, all inline.
+"""A player as one self-contained HTML page: its state, its front end and player.css, all inline.
 
 The page runs the same front end as the notebook widget, handed a small stand-in for the widget
 model (get/set/on/off/save_changes/send) that reads the state embedded in the page. It loads
@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .front_end import player_module
 from .labels import escape_html
 
 EXPORT_LINE = "export default { render };"  # the last line of player.js: an ES module for anywidget
@@ -67,8 +68,8 @@ def _inline(text: str, tag: str) -> str:
 
 
 def replay_html(state: dict[str, Any], title: str, here: Path, lang: str = "en") -> str:
-    """The page for a player whose synced traits are `state`; `here` holds player.js/.css."""
-    js = (here / "player.js").read_text(encoding="utf-8")
+    """The page for a player whose synced traits are `state`; `here` holds player.css."""
+    js = player_module()
     if EXPORT_LINE not in js:
         raise ValueError(f"player.js no longer ends with {EXPORT_LINE!r}")
     js = js.replace(EXPORT_LINE, "")  # a plain script here: `render` is in scope for BOOT

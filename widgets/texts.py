@@ -17,7 +17,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "step.seed": ("the seed", "初始梯度"),
     "step.forward": ("forward", "前向"),
     "step.double_backward": ("backward with create_graph", "create_graph 的反向传播"),
-    "step.created": ("{when}: {node} created, output {shape}", "{when}：创建 {node}，输出 {shape}"),
+    "step.node_created": (
+        "{when}: {node} created, output {shape}",
+        "{when}：创建 {node}，输出 {shape}",
+    ),
     "step.created_from": (" from {args}", "，输入 {args}"),
     "step.backward_start": (
         "backward #{n} from {roots}{mode}: {count} nodes wait for gradients",
@@ -36,6 +39,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "step.node_start": ("run {node} on grad_output {grads}", "运行 {node}，grad_output 为 {grads}"),
     "step.node_run": ("{node} returned grad_inputs {grads}", "{node} 返回 grad_inputs {grads}"),
+    "step.accumulate": (
+        "{leaf}.grad: {before} + {added} → {after}",
+        "{leaf}.grad：{before} + {added} → {after}",
+    ),
     "step.capture": (
         "autograd.grad captures {grad} for input {index}",
         "autograd.grad 为第 {index} 个输入取得梯度 {grad}",
@@ -222,8 +229,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "ui.hook.post_accumulate": ("post-accumulate hook", "累积后钩子"),
     "ui.hook.module_pre": ("module pre-hook", "模块前置钩子"),
     "ui.hook.module": ("module hook", "模块钩子"),
-    "ui.hook.other": ("{kind} hook", "{kind} 钩子"),
-    "ui.hook": ("hook", "钩子"),
     "ui.all_values": ("all values", "全部数值"),
     "ui.not_listed": ("… {n} more not listed", "… 另有 {n} 条未列出"),
     "ui.fewer": ("show fewer", "收起"),

@@ -1,11 +1,14 @@
-"""Records of a real torch forward and backward, in the same shape minigrad's engine emits.
+"""Records of a real torch forward and backward, made with the constructors minigrad's engine
+reports with (minigrad/core/events.py), so the explorer reads both alike.
 
-torch does not report its engine's steps, so they are observed from outside:
+torch does not report its engine's steps, so they are observed from outside (every reach into
+torch's private internals is in torch_internals.py):
 - forward: a `TorchFunctionMode` sees every torch function call; the graph nodes each call left
   behind (walked back to the ones already seen) become "node_created" records, in creation order.
 - backward: a pre-hook and a hook on every node of the graph see each node start and finish with
-  its gradients. Edges, input-buffer sums, dependency counts and the ready queue are then replayed
-  the way the engine works (see design notes); freed saved tensors are noticed when their
+  its gradients. Edges, input-buffer sums and the ready queue are then replayed the way the
+  engine works, from the dependency counts minigrad's engine computes (`compute_dependencies`,
+  which walks torch's graphs too); freed saved tensors are noticed when their
   `_saved_*` attributes start raising; the end of a pass comes from the engine's own callback queue.
 - hooks: the user's hooks that torch keeps in Python dicts are wrapped for the block by "spies"
   that report each call: the tensor hooks and post-accumulate-grad hooks of every tensor the
@@ -13,7 +16,6 @@ torch does not report its engine's steps, so they are observed from outside:
   module, the module's full backward (pre-)hooks. `retain_grad` is reported when its tensor's
   node starts (torch has stored the gradient by then). Hooks on a node itself (`register_hook`,
   `register_prehook` on a grad_fn) live in C++ where nothing can see them: not reported.
-Only called once the user has handed over torch objects, so importing torch here costs nothing new.
 """
 
 from __future__ import annotations
@@ -25,7 +27,11 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from . import adapters
+from minigrad.autograd.engine import compute_dependencies
+from minigrad.core import events
+from minigrad.core.hooks import hook_name
+
+from . import adapters, torch_internals
 from .modules import flatten_tensors
 
 
@@ -58,14 +64,13 @@ def forward_mode(records: list[dict]):
             for node in sorted(new, key=adapters.run_order):
                 mine = node is out.grad_fn
                 records.append(
-                    {
-                        "kind": "node_created",
-                        "node": node,
-                        "name": adapters.node_name(node),
-                        "inputs": inputs if mine else [],
-                        "output": out if mine else None,
-                        "shape": adapters.output_shape(node),
-                    }
+                    events.node_created(
+                        node=node,
+                        name=adapters.node_name(node),
+                        inputs=inputs if mine else [],
+                        output=out if mine else None,
+                        shape=adapters.output_shape(node),
+                    )
                 )
 
     return _ForwardMode()
@@ -106,8 +111,7 @@ def module_hook_spies(model: Any) -> Iterator[None]:
     backward, whenever it runs, reporting to the recording in progress (if any)."""
     undo: list = []
     for module in model.modules():
-        for attr, kind in (("_backward_hooks", "module"), ("_backward_pre_hooks", "module_pre")):
-            hooks = getattr(module, attr, None) or {}
+        for hooks, kind in torch_internals.hook_dicts(module, torch_internals.MODULE_HOOKS):
             for key in list(hooks):
                 _spy(hooks, key, lambda fn, kind=kind: _module_spy(fn, kind), undo)
     try:
@@ -129,20 +133,13 @@ def _module_spy(fn: Callable, kind: str) -> Callable:
 class BackwardHooks:
     """Hooks on every given node of a torch graph, turning what they see into engine records."""
 
-    def __init__(
-        self,
-        records: list[dict],
-        roots: list[Any],
-        edges: dict[Any, list],
-        tensors: Iterable[Any] = (),
-    ) -> None:
-        """`edges`: node -> its (next node, slot) list, for every node of the graph; `tensors`:
-        the tensors whose hooks are reported (the drawn ones)."""
+    def __init__(self, records: list[dict], roots: list[Any], tensors: Iterable[Any] = ()) -> None:
+        """`tensors`: the tensors whose hooks are reported (the drawn ones)."""
         self.records = records
         self.roots = roots
-        self.edges = edges
+        _, self.nodes = compute_dependencies([t.grad_fn for t in roots if t.grad_fn is not None])
         self.tensors = list(tensors)
-        self.accumulate_of = {n.variable: n for n in edges if adapters.is_accumulate(n)}
+        self.accumulate_of = {n.variable: n for n in self.nodes if adapters.is_accumulate(n)}
         self.handles: list = []
         self.undo: list = []  # spied hooks, to put back
         self.before_start: list[dict] = []  # hook records of the node about to start
@@ -155,7 +152,7 @@ class BackwardHooks:
     # --- attaching --------------------------------------------------------------------------
     def __enter__(self) -> BackwardHooks:
         self._spy_tensors()
-        for node in self.edges:
+        for node in self.nodes:
             self.handles.append(node.register_prehook(self._pre_hook(node)))
             self.handles.append(node.register_hook(self._post_hook(node)))
         _ACTIVE.append(self)
@@ -171,7 +168,7 @@ class BackwardHooks:
             # the pass stopped inside a node, before its end callback: that node raised
             message = str(exc) if exc is not None else "raised (caught inside the block)"
             name = exc_type.__name__ if exc_type is not None else "Error"
-            self._emit("error", node=self.started, error=name, message=message)
+            self._emit(events.error(node=self.started, error=name, message=message))
             self.active = False  # like minigrad's engine: no "backward_end" after an error
         self._end()
 
@@ -187,19 +184,15 @@ class BackwardHooks:
 
         return post
 
-    def _emit(self, kind: str, **fields: Any) -> None:
-        self.records.append({"kind": kind, **fields})
+    def _emit(self, record: dict) -> None:
+        self.records.append(record)
 
     # --- the user's hooks ---------------------------------------------------------------------
     def _spy_tensors(self) -> None:
         """Spies on the tensor hooks and post-accumulate-grad hooks of the drawn tensors (again
         when a pass starts: hooks registered inside the block count too)."""
         for t in self.tensors:
-            for attr, kind in (
-                ("_backward_hooks", "tensor"),
-                ("_post_accumulate_grad_hooks", "post_accumulate"),
-            ):
-                hooks = getattr(t, attr, None) or {}
+            for hooks, kind in torch_internals.hook_dicts(t, torch_internals.TENSOR_HOOKS):
                 for key in list(hooks):
                     _spy(
                         hooks,
@@ -212,17 +205,16 @@ class BackwardHooks:
         def spy(arg: Any) -> Any:
             result = fn(arg)
             leaf = t.grad_fn is None
-            record = {
-                "kind": "hook",
-                "hook": kind,
-                "node": self.accumulate_of.get(t) if leaf else t.grad_fn,
-                "slot": 0 if leaf else t.output_nr,
-                "tensor": t,
-                "fn": getattr(fn, "__name__", type(fn).__name__),
-                "function": fn,
-                "grad": _np(t.grad if kind == "post_accumulate" else arg),
-                "returned": _np(result) if adapters.is_tensor(result) else None,
-            }
+            record = events.hook(
+                hook=kind,
+                node=self.accumulate_of.get(t) if leaf else t.grad_fn,
+                slot=0 if leaf else t.output_nr,
+                tensor=t,
+                fn=hook_name(fn),
+                function=fn,
+                grad=_np(t.grad if kind == "post_accumulate" else arg),
+                returned=_np(result) if adapters.is_tensor(result) else None,
+            )
             # a tensor hook runs just before its node's pre-hooks (and the node_start record)
             (self.after_accumulate if kind == "post_accumulate" else self.before_start).append(
                 record
@@ -237,36 +229,36 @@ class BackwardHooks:
         if not self.active:
             return
         self._emit(
-            "hook",
-            hook=kind,
-            node=self.started,
-            slot=None,
-            module=module,
-            fn=getattr(fn, "__name__", type(fn).__name__),
-            function=fn,
-            grad=_nps(saw),
-            returned=None if result is None else _nps(result),
+            events.hook(
+                hook=kind,
+                node=self.started,
+                slot=None,
+                module=module,
+                fn=hook_name(fn),
+                function=fn,
+                grad=_nps(saw),
+                returned=None if result is None else _nps(result),
+            )
         )
 
     def _retained(self, node: Any, grad_outputs: Any) -> None:
         """`retain_grad` of the drawn tensors this node outputs: torch has just stored them."""
         for t in self.retaining.get(node, ()):
             self._emit(
-                "hook",
-                hook="retain_grad",
-                node=node,
-                slot=t.output_nr,
-                tensor=t,
-                fn="retain_grad",
-                function=None,
-                grad=_np(grad_outputs[t.output_nr]),
-                returned=None,
+                events.hook(
+                    hook="retain_grad",
+                    node=node,
+                    slot=t.output_nr,
+                    tensor=t,
+                    fn="retain_grad",
+                    function=None,
+                    grad=_np(grad_outputs[t.output_nr]),
+                    returned=None,
+                )
             )
 
     # --- one pass ---------------------------------------------------------------------------
     def _begin(self, first: Any, seed) -> None:
-        import torch  # only when the user hands us torch objects
-
         self.active = True
         self._spy_tensors()
         self.retaining = defaultdict(list)
@@ -276,51 +268,38 @@ class BackwardHooks:
         roots = [t.grad_fn for t in self.roots if t.grad_fn is not None] or [first]
         if first not in roots:
             roots = [first]
-        self.deps = self._dependencies(roots)
+        self.deps, _ = compute_dependencies(roots)
         for node in roots:
             self.deps[node] = self.deps.get(node, 0) + 1
         self.buffers: dict = defaultdict(dict)
         self.heap: list = []
         self.pending_free: list = []
         self._emit(
-            "backward_start",
-            roots=list(self.roots),
-            root_nodes=roots,
-            retain_graph=None,
-            create_graph=None,
-            inputs=None,
-            dependencies=dict(self.deps),
-            capture=False,
+            events.backward_start(
+                roots=list(self.roots),
+                root_nodes=roots,
+                retain_graph=None,  # (torch does not say)
+                create_graph=None,
+                inputs=None,
+                dependencies=dict(self.deps),
+                capture=False,
+            )
         )
         for node in roots:
             self._send(None, node, 0, _np(seed[0]) if node is first and seed else None)
-        torch.autograd.Variable._execution_engine.queue_callback(self._end)
-
-    def _dependencies(self, roots: list) -> dict:
-        deps: dict = {}
-        seen, stack = set(roots), list(roots)
-        while stack:
-            for nxt, _ in self.edges.get(stack.pop(), ()):
-                deps[nxt] = deps.get(nxt, 0) + 1
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-        return deps
+        torch_internals.at_end_of_pass(self._end)
 
     def _send(self, source: Any, target: Any, slot: int, grad) -> None:
         if grad is not None:
-            self._emit("edge", source=source, target=target, slot=slot, grad=grad)
+            self._emit(events.edge(source=source, target=target, slot=slot, grad=grad))
             buffer = self.buffers[target]
             if slot in buffer:
                 before = buffer[slot]
                 buffer[slot] = before + grad
                 self._emit(
-                    "buffer_sum",
-                    node=target,
-                    slot=slot,
-                    before=before,
-                    added=grad,
-                    after=buffer[slot],
+                    events.buffer_sum(
+                        node=target, slot=slot, before=before, added=grad, after=buffer[slot]
+                    )
                 )
             else:
                 buffer[slot] = grad
@@ -329,7 +308,7 @@ class BackwardHooks:
         self.deps[target] -= 1
         if self.deps[target] == 0:
             heapq.heappush(self.heap, (-adapters.run_order(target), next(self.tie), target))
-            self._emit("ready", node=target, queue=self._queue())
+            self._emit(events.ready(node=target, queue=self._queue()))
 
     def _queue(self) -> list:
         return [entry[2] for entry in sorted(self.heap)]
@@ -343,12 +322,8 @@ class BackwardHooks:
         self.buffers.pop(node, None)
         self.started = node
         self.before = _np(node.variable.grad) if adapters.is_accumulate(node) else None
-        self._emit(
-            "node_start",
-            node=node,
-            grad_outputs=[_np(g) for g in grad_outputs],
-            queue=self._queue(),
-        )
+        outputs = [_np(g) for g in grad_outputs]
+        self._emit(events.node_start(node=node, grad_outputs=outputs, queue=self._queue()))
         self.records.extend(self.before_start)
         self.before_start.clear()
         self._retained(node, grad_outputs)
@@ -357,20 +332,20 @@ class BackwardHooks:
         self.started = None
         if adapters.is_accumulate(node):
             self._emit(
-                "accumulate",
-                node=node,
-                variable=node.variable,
-                before=self.before,
-                added=_np(grad_outputs[0]),
-                after=_np(node.variable.grad),
+                events.accumulate(
+                    node=node,
+                    variable=node.variable,
+                    before=self.before,
+                    added=_np(grad_outputs[0]),
+                    after=_np(node.variable.grad),
+                )
             )
             self.records.extend(self.after_accumulate)
             self.after_accumulate.clear()
             return
         grads = [_np(g) for g in grad_inputs]
-        self._emit(
-            "node_run", node=node, grad_outputs=[_np(g) for g in grad_outputs], grad_inputs=grads
-        )
+        outputs = [_np(g) for g in grad_outputs]
+        self._emit(events.node_run(node=node, grad_outputs=outputs, grad_inputs=grads))
         self.pending_free.append(node)
         for (nxt, slot), grad in zip(node.next_functions, grads, strict=False):
             if nxt is not None:
@@ -380,17 +355,12 @@ class BackwardHooks:
         for node in self.pending_free:
             freed = [name for name, _, gone in adapters.saved_slots(node) if gone]
             if freed:
-                self._emit("freed", node=node, saved=freed)
+                self._emit(events.freed(node=node, saved=freed))
         self.pending_free = []
 
     def _end(self) -> None:
         if not self.active:
             return
         self._flush_freed()
-        self._emit("backward_end", results=[])
+        self._emit(events.backward_end(results=[]))
         self.active = False
-
-
-def graph_edges(nodes: Iterable[Any]) -> dict[Any, list]:
-    """node -> [(next node, slot)] for the given nodes (None edges dropped)."""
-    return {n: [(m, s) for m, s in n.next_functions if m is not None] for n in nodes}

@@ -173,11 +173,8 @@ class record_backward(Trace):  # noqa: N801 - used like a function: `with record
         self.modules = self.builder.modules
         self.builder.add_roots(self.roots)
         if any(adapters.is_torch(t) for t in self.roots):
-            edges = torch_records.graph_edges(self.builder.node_id)
             self._hooks = self._stack.enter_context(
-                torch_records.BackwardHooks(
-                    self.records, self.roots, edges, list(self.builder.tensor_id)
-                )
+                torch_records.BackwardHooks(self.records, self.roots, list(self.builder.tensor_id))
             )
         else:
             self._steps = self._stack.enter_context(record_steps())

@@ -1,16 +1,31 @@
 """The backward engine, shaped like PyTorch's: count dependencies, run ready nodes newest first.
 
-Read it top to bottom:
-- `execute` sets up one pass (`GraphTask`: the dependency counts `discover` finds, what
-  `inputs=` asks for) and runs it one of two ways.
-- `run_plain` is a plain `loss.backward()`: gradients travel as numpy arrays and each node runs
-  its formula on them (`Node.apply_arrays`); a node with hooks takes the instrumented step.
-- `run_instrumented` is every other pass (observers, anomaly mode, `inputs=`, create_graph):
-  every node takes `instrumented_step`, gradients travel as Tensors for hooks to see, and each
-  step is reported to observers. Without create_graph a node still runs the array formula a
-  plain backward runs, so what the explorer replays is what `loss.backward()` does; with it,
-  the formula runs on Tensors and is recorded.
-- `accumulate` is the one place a gradient is added into `.grad`.
+Read it top to bottom; each part is named after its counterpart in PyTorch's engine:
+
+| here                  | PyTorch (engine.cpp)            | what                           |
+|-----------------------|---------------------------------|--------------------------------|
+| execute               | Engine::execute                 | one pass, start to end         |
+| GraphTask             | GraphTask                       | a pass: counts, queue, buffers |
+| compute_dependencies  | compute_dependencies            | edges pointing into each node  |
+| init_to_execute       | GraphTask::init_to_execute      | what `inputs=` needs           |
+| GraphTask.deliver     | InputBuffer::add, dependencies_ | sum a gradient in, count down  |
+| run_plain             | thread_main                     | the loop, on numpy arrays      |
+| run_instrumented      | thread_main                     | the loop, on Tensors           |
+| evaluate_function     | evaluate_function               | captures, then the node        |
+| call_function         | call_function                   | hooks around the node          |
+| call_tensor_pre_hooks | call_tensor_pre_hooks           | tensor hooks, retain_grad      |
+| call_node             | fn(inputs), validate_outputs    | the node's own computation     |
+| accumulate_grad       | AccumulateGrad::apply           | a leaf's gradient into .grad   |
+| accumulate            | AccumulateGrad::accumulateGrad  | how .grad is added to          |
+| validate_outputs      | validate_outputs                | gradients' shapes and dtypes   |
+
+A plain `loss.backward()` (nobody watching, no hooks on a node, no `inputs=`, no create_graph)
+takes `run_plain`: gradients travel as numpy arrays and each node runs its formula on them
+(`Node.apply_arrays`). Every other pass takes `run_instrumented`: gradients travel as Tensors,
+for hooks to see. Without create_graph a node still runs the array formula a plain backward
+runs, so what the explorer replays is what `loss.backward()` does; with it, the formula runs on
+Tensors and is recorded. Each pass tells its reporter (`task.report`, autograd/report.py) what
+happens; with nobody listening that reporter does nothing.
 
 Ownership of gradient arrays, which lets `.grad` take an array instead of copying it (as
 PyTorch steals a gradient nobody else holds): a formula hands the engine the arrays it returns
@@ -25,16 +40,20 @@ import heapq
 import itertools
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..core import anomaly, grad_mode
 from ..core.dtypes import from_numpy_dtype
+from ..core.hooks import hook_name
 from ..core.node import Node, edge_of
-from ..core.observe import LISTENERS, emit
 from ..core.shapes import expandable, sum_to_array
 from ..core.tensor import Tensor
 from ..ops.inplace import copy
+from .report import reporter_for
+
+GRAPH_ROOT = "torch::autograd::GraphRoot"  # the node PyTorch puts above several roots
 
 
 def execute(
@@ -52,31 +71,21 @@ def execute(
     """
     task = GraphTask(roots, retain_graph, create_graph, inputs, capture)
     outer, _RUNNING.task = _RUNNING.task, task  # a hook may start a backward of its own
-    if task.observed:
-        emit(
-            "backward_start",
-            roots=list(roots),
-            root_nodes=task.root_nodes,
-            retain_graph=retain_graph,
-            create_graph=create_graph,
-            inputs=list(inputs) if inputs is not None else None,
-            dependencies=dict(task.deps),
-            capture=capture,
-        )
-    plain = not create_graph and not task.observed and not anomaly._State.enabled
+    task.report.backward_start()
+    watched = task.report.listening or anomaly._State.enabled
+    plain = not (create_graph or watched) and inputs is None
     prev_mode = grad_mode._State.enabled
     grad_mode.set_enabled(create_graph)
     try:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if plain and inputs is None:
+            if plain:
                 run_plain(task, grads)
             else:
                 run_instrumented(task, grads)
     finally:
         grad_mode.set_enabled(prev_mode)
         _RUNNING.task = outer
-    if task.observed:
-        emit("backward_end", results=[_snap(r) for r in task.results])
+    task.report.backward_end()
     return task.results if capture else None
 
 
@@ -85,7 +94,6 @@ class _Running(threading.local):
 
 
 _RUNNING = _Running()
-GRAPH_ROOT = "torch::autograd::GraphRoot"  # the node PyTorch puts above several roots
 
 
 def current_task() -> GraphTask | None:
@@ -104,13 +112,69 @@ def will_execute(node: Node) -> bool:
             "A leaf node was passed to _will_engine_execute_node but we are currently running "
             "autograd.grad(). This is currently not supported."
         )
-    return node in task.deps and (task.needed is None or node in task.needed)
+    return node in task.deps and (task.reaches is None or node in task.reaches)
 
 
-# --- discovery ------------------------------------------------------------------------------
-def discover(root_nodes: list[Node]) -> tuple[dict, list]:
-    """Dependencies (edges pointing into each node) and every reachable node, iteratively."""
-    deps: dict[Node, int] = {}
+# --- one pass: its dependency counts, its ready queue, its input buffers ---------------------
+class GraphTask:
+    """One backward pass: dependency counts, the ready heap, each waiting node's gradients."""
+
+    def __init__(
+        self,
+        roots: Sequence[Tensor],
+        retain_graph: bool,
+        create_graph: bool,
+        inputs: Sequence[Tensor] | None,
+        capture: bool,
+    ) -> None:
+        self.roots, self.inputs = roots, inputs
+        self.retain_graph, self.create_graph, self.capture = retain_graph, create_graph, capture
+        self.root_edges = [edge_of(t) for t in roots]
+        self.root_nodes = list(dict.fromkeys(n for n, _ in self.root_edges))
+        self.deps, order = compute_dependencies(self.root_nodes)
+        for n, _ in self.root_edges:
+            self.deps[n] = self.deps.get(n, 0) + 1  # the seed
+        self.captures: dict[Node, list[tuple[int, int]]] = {}  # node -> (slot, result index)
+        for idx, t in enumerate(inputs or ()):
+            node, slot = edge_of(t)
+            self.captures.setdefault(node, []).append((slot, idx))
+        self.reaches, self.runs = init_to_execute(order, self.captures, inputs, capture)
+        self.results: list = [None] * (len(inputs) if inputs is not None else 0)
+        self.heap: list = []
+        self.tie = itertools.count()
+        self.buffers: dict[Node, list] = {}
+        self.report = reporter_for(self)
+
+    def deliver(self, node: Node, slot: int, grad) -> None:
+        """Add `grad` (None still counts) to `node`'s input buffer; the node is ready once all
+        its edges have delivered."""
+        buf = self.buffers.get(node)
+        if buf is None:
+            buf = self.buffers[node] = [None] * node._num_outputs
+        if grad is not None:
+            before = buf[slot]
+            buf[slot] = grad if before is None else before + grad
+        left = self.deps[node] - 1
+        self.deps[node] = left
+        if left == 0:
+            heapq.heappush(self.heap, (-node._seq_nr, next(self.tie), node))
+
+    def send(self, node: Node, slot: int, grad, source: Node | None) -> None:
+        """`deliver`, reported, to a node the pass needs (`inputs=` may narrow it)."""
+        if self.reaches is None or node in self.reaches:
+            with self.report.sending(source, node, slot, grad):
+                self.deliver(node, slot, grad)
+
+    def release(self, node: Node) -> None:
+        """Free what `node` saved, unless the graph is to be kept."""
+        if not self.retain_graph:
+            self.report.freed(node, node._release_variables())
+
+
+def compute_dependencies(root_nodes: list) -> tuple[dict, list]:
+    """How many edges point into each node below the roots, and every node reachable from
+    them (roots first), walked iteratively. Works on torch's graphs too (the explorer)."""
+    deps: dict = {}
     roots = set(root_nodes)
     order = list(root_nodes)
     stack = list(root_nodes)
@@ -128,9 +192,24 @@ def discover(root_nodes: list[Node]) -> tuple[dict, list]:
     return deps, order
 
 
-def needed_nodes(order: list[Node], targets: set) -> set:
-    """Nodes with a path to a target: only they run when `inputs` narrows the backward."""
-    needed: set = set()
+def init_to_execute(
+    order: list[Node], captures: dict, inputs: Sequence[Tensor] | None, capture: bool
+) -> tuple[set | None, set | None]:
+    """With `inputs=`: the nodes gradients must reach (those with a path to an input) and the
+    nodes that must run (those sending to one of them; and, for backward, the inputs' own
+    AccumulateGrads). None, None: everything, as without `inputs=`."""
+    if inputs is None:
+        return None, None
+    reaches = _with_path_to(order, set(captures))
+    runs = {n for n in reaches if any(c in reaches for c, _ in n.next_functions if c)}
+    if not capture:
+        runs.update(n for n in captures if n._is_accumulate_grad)
+    return reaches, runs
+
+
+def _with_path_to(order: list[Node], targets: set) -> set:
+    """The nodes with a path to a target (the targets too), walked iteratively."""
+    found: set = set()
     done: set = set()
     for start in order:
         stack = [(start, False)]
@@ -140,93 +219,17 @@ def needed_nodes(order: list[Node], targets: set) -> set:
                 continue
             if expanded:
                 done.add(node)
-                if node in targets or any(n in needed for n, _ in node.next_functions if n):
-                    needed.add(node)
+                if node in targets or any(n in found for n, _ in node.next_functions if n):
+                    found.add(node)
                 continue
             stack.append((node, True))
             stack.extend(
                 (n, False) for n, _ in node.next_functions if n is not None and n not in done
             )
-    return needed
+    return found
 
 
-class GraphTask:
-    """One backward pass: dependency counts, the ready heap, each waiting node's gradients."""
-
-    def __init__(
-        self,
-        roots: Sequence[Tensor],
-        retain_graph: bool,
-        create_graph: bool,
-        inputs: Sequence[Tensor] | None,
-        capture: bool,
-    ) -> None:
-        self.retain_graph, self.create_graph, self.capture = retain_graph, create_graph, capture
-        self.observed = bool(LISTENERS)
-        self.root_edges = [edge_of(t) for t in roots]
-        self.root_nodes = list(dict.fromkeys(n for n, _ in self.root_edges))
-        self.deps, order = discover(self.root_nodes)
-        for n, _ in self.root_edges:
-            self.deps[n] = self.deps.get(n, 0) + 1
-        self.inputs = inputs
-        self.captures: dict[Node, list[tuple[int, int]]] = {}
-        self.needed: set | None = None
-        if inputs is not None:
-            for idx, t in enumerate(inputs):
-                node, slot = edge_of(t)
-                self.captures.setdefault(node, []).append((slot, idx))
-            self.needed = needed_nodes(order, set(self.captures))
-        self.results: list = [None] * (len(inputs) if inputs is not None else 0)
-        self.heap: list = []
-        self.tie = itertools.count()
-        self.buffers: dict[Node, list] = {}
-
-    def deliver(self, node: Node, slot: int, grad) -> None:
-        """Add `grad` (None still counts) to `node`'s input buffer; the node is ready once all
-        its edges have delivered."""
-        buf = self.buffers.get(node)
-        if buf is None:
-            buf = self.buffers[node] = [None] * node._num_outputs
-        if grad is not None:
-            before = buf[slot]
-            buf[slot] = grad if before is None else before + grad
-        left = self.deps[node] - 1
-        self.deps[node] = left
-        if left == 0:
-            heapq.heappush(self.heap, (-node._seq_nr, next(self.tie), node))
-
-    def send(self, node: Node, slot: int, grad, source: Node | None) -> None:
-        """`deliver`, skipping nodes `inputs` made unnecessary and telling observers."""
-        if self.needed is not None and node not in self.needed:
-            return
-        if not self.observed:
-            return self.deliver(node, slot, grad)
-        remaining = self.deps[node] - 1
-        emit("edge", source=source, target=node, slot=slot, grad=_snap(grad), remaining=remaining)
-        before = self.buffers.get(node, [None] * node._num_outputs)[slot]
-        self.deliver(node, slot, grad)
-        if grad is not None and before is not None:
-            after = _snap(self.buffers[node][slot])
-            emit(
-                "buffer_sum",
-                node=node,
-                slot=slot,
-                before=_snap(before),
-                added=_snap(grad),
-                after=after,
-            )
-        if self.deps[node] == 0:
-            emit("ready", node=node, queue=[e[2] for e in sorted(self.heap)])
-
-    def release(self, node: Node) -> None:
-        """Free what `node` saved, unless the graph is to be kept."""
-        if not self.retain_graph:
-            freed = node._release_variables()
-            if freed and self.observed:
-                emit("freed", node=node, saved=list(freed))
-
-
-# --- the plain run: numpy arrays end to end -------------------------------------------------
+# --- the loops ----------------------------------------------------------------------------------
 def run_plain(task: GraphTask, seeds: Sequence[Tensor]) -> None:
     """A plain `backward()`: nobody watches, nothing narrows the pass, no graph is built."""
     heap, take, deliver, retain = task.heap, task.buffers.pop, task.deliver, task.retain_graph
@@ -235,17 +238,11 @@ def run_plain(task: GraphTask, seeds: Sequence[Tensor]) -> None:
     while heap:
         node = heapq.heappop(heap)[2]
         grads = take(node)
-        if not _hookless(node):
-            outs = instrumented_step(task, node, [_tensor(g) for g in grads])
-            if outs is None:
-                continue
+        if node._pre_hooks or node._post_hooks or node._tensor_hooks or node._retain_hooks:
+            outs = evaluate_function(task, node, [_tensor(g) for g in grads])
             outs = [None if g is None else g._data.view() for g in outs]  # a hook saw them
-        elif node._is_accumulate_grad:
-            if grads[0] is not None:
-                accumulate(node.variable, grads[0], False)
-            continue
         else:
-            outs = _apply_plain(node, grads)
+            outs = call_node(task, node, grads)
         if not retain:
             node._release_variables()
         last = None
@@ -258,162 +255,128 @@ def run_plain(task: GraphTask, seeds: Sequence[Tensor]) -> None:
                 deliver(nxt, slot, g)
 
 
-def _hookless(node: Node) -> bool:
-    """Nothing registered on this node (or its leaf) that wants to see its gradients."""
-    if node._pre_hooks or node._post_hooks or node._tensor_hooks or node._retain_hooks:
-        return False
-    if node._is_accumulate_grad:
-        var = node.variable
-        return not var._backward_hooks and not var._post_acc_hooks
-    return True
-
-
-def _apply_plain(node: Node, grads: list) -> list:
-    """Run a node on array gradients: its formula directly when it `runs_on_arrays`, else
-    through Tensors (its result then travels as views: the node's code may keep it)."""
-    for g in grads:
-        if g is None:
-            if all(g is None for g in grads):
-                return [None] * len(node.next_functions)
-            grads = node._materialize(grads, True)
-            break
-    if node.runs_on_arrays:
-        return _validate(node, node.apply_arrays(grads), True)
-    outs = _validate(node, node.apply(tuple(_tensor(g) for g in grads)))
-    return [None if g is None else g._data.view() for g in outs]
-
-
-# --- the instrumented run: Tensors, hooks, captures, records --------------------------------
 def run_instrumented(task: GraphTask, seeds: Sequence[Tensor]) -> None:
-    """Every node through `instrumented_step`; gradients are Tensors, recorded under
+    """Every node through `evaluate_function`; gradients are Tensors, recorded under
     create_graph so that they can be differentiated again."""
-    if anomaly._State.enabled and anomaly._State.check_nan and len(task.root_edges) > 1:
-        _check_graph_root(task, seeds)
-    for (node, slot), g in zip(task.root_edges, seeds):
-        task.send(node, slot, g, None)
-    while task.heap:
-        node = heapq.heappop(task.heap)[2]
-        try:
-            outs = instrumented_step(task, node, task.buffers.pop(node))
-        except Exception:
-            if anomaly._State.enabled:  # whatever failed while the node ran: hooks, captures too
+    node = None
+    try:
+        if anomaly._State.enabled and anomaly._State.check_nan and len(task.root_edges) > 1:
+            _check_nan(GRAPH_ROOT, seeds)  # PyTorch's GraphRoot node returns the seeds first
+        for (root, slot), g in zip(task.root_edges, seeds):
+            task.send(root, slot, g, None)
+        while task.heap:
+            node = heapq.heappop(task.heap)[2]
+            outs = evaluate_function(task, node, task.buffers.pop(node))
+            if outs is None:
+                continue
+            task.release(node)
+            for (nxt, slot), g in zip(node.next_functions, outs):
+                if nxt is not None:
+                    task.send(nxt, slot, g, node)
+    except Exception as err:
+        task.report.error(node, err)
+        if anomaly._State.enabled:  # where the failing node was made, as PyTorch warns
+            if node is None:  # the seeds, which PyTorch's GraphRoot node returns
+                anomaly.report_error(GRAPH_ROOT, anomaly.forward_trace())
+            else:  # whatever failed while the node ran: hooks and captures too
                 anomaly.report_error(node.name(), node._anomaly_trace)
-            raise
-        if outs is None:
-            continue
-        task.release(node)
-        for (nxt, slot), g in zip(node.next_functions, outs):
-            if nxt is not None:
-                task.send(nxt, slot, g, node)
+        raise
 
 
-def instrumented_step(task: GraphTask, node: Node, grads: list) -> list | None:
-    """Tensor hooks, captures, the node with its pre- and post-hooks, anomaly checks and
-    observer records. Returns the node's gradients, or None when nothing is sent on."""
-    observed = task.observed
-    if observed:
-        queue = [e[2] for e in sorted(task.heap)]
-        emit("node_start", node=node, grad_outputs=[_snap(g) for g in grads], queue=queue)
-    _run_tensor_hooks(task, node, grads)
+# --- one node -----------------------------------------------------------------------------------
+def evaluate_function(task: GraphTask, node: Node, grads: list) -> list | None:
+    """A ready node's turn: its tensor hooks, what autograd.grad captures here, then (when the
+    pass needs it) the node itself. Returns its gradients, or None when it does not run."""
+    task.report.node_start(node, grads)
+    call_tensor_pre_hooks(task, node, grads)
     for slot, idx in task.captures.get(node, ()):  # (a non-leaf in backward(inputs=) retains
         task.results[idx] = grads[slot]  # its grad: its retain_grad hook above wrote .grad)
-        if observed:
-            emit("capture", node=node, slot=slot, index=idx, grad=_snap(grads[slot]))
-    if node._is_accumulate_grad:
-        if not task.capture:
-            accumulate_run = lambda g: _accumulate_grad(task, node, g[0])  # noqa: E731
-            _call_node(node, grads, observed, False, run=accumulate_run)
+        task.report.capture(node, slot, idx, grads[slot])
+    if task.runs is not None and node not in task.runs:
         return None
-    if task.needed is not None and not any(n in task.needed for n, _ in node.next_functions if n):
-        return None
-    try:
-        outs = _call_node(node, grads, observed, task.create_graph)
-        if anomaly._State.enabled and anomaly._State.check_nan:
-            _check_nan(node.name(), outs)
-    except Exception as err:
-        if observed:
-            emit("error", node=node, error=type(err).__name__, message=str(err))
-        raise
-    if observed:
-        grad_inputs = [_snap(g) for g in outs]
-        emit("node_run", node=node, grad_outputs=[_snap(g) for g in grads], grad_inputs=grad_inputs)
+    outs = call_function(task, node, grads)
+    if anomaly._State.enabled and anomaly._State.check_nan:
+        _check_nan(node.name(), outs)
+    task.report.node_run(node, grads, outs)
     return outs
 
 
-def _run_tensor_hooks(task: GraphTask, node: Node, grads: list) -> None:
-    """A tensor's own hooks on the gradient reaching it (they may replace it), then retain_grad."""
-    if node._is_accumulate_grad:
-        hooks = node.variable._backward_hooks
-        hook_dicts = {0: hooks} if hooks else None
-    else:
-        hook_dicts = node._tensor_hooks
-    for slot, hooks in (hook_dicts or {}).items():
+def call_tensor_pre_hooks(task: GraphTask, node: Node, grads: list) -> None:
+    """A tensor's own hooks on the gradient reaching it (they may replace it), then retain_grad.
+    A leaf's hooks are its AccumulateGrad's `_tensor_hooks`, as in PyTorch."""
+    for slot, hooks in (node._tensor_hooks or {}).items():
         for fn in tuple(hooks.values()):
             if grads[slot] is None:
                 break
-            result = fn(grads[slot])
-            if task.observed:
-                _emit_hook(
-                    "tensor", node, slot, _fn_name(fn), _snap(grads[slot]), _snap(result), fn
-                )
+            result = call_hook(task, "tensor", node, slot, fn, grads[slot])
             if result is not None:
-                grads[slot] = _check_hook_result(_fn_name(fn), grads[slot], result)
+                grads[slot] = _check_hook_result(hook_name(fn), grads[slot], result)
     for slot, ref in (node._retain_hooks or {}).items():
         tensor = ref()
         if grads[slot] is not None and tensor is not None:
             accumulate(tensor, grads[slot], task.create_graph)
-            if task.observed:
-                _emit_hook("retain_grad", node, slot, "retain_grad", _snap(grads[slot]), None)
+            task.report.hook("retain_grad", node, slot, None, grads[slot], None)
 
 
-def _call_node(node: Node, grads: list, observed: bool, create_graph: bool, run=None) -> list:
-    """Pre-hooks, the node itself (or `run`, for AccumulateGrad), then post-hooks. Without
-    create_graph the node runs the same array formula as in a plain backward."""
+def call_function(task: GraphTask, node: Node, grads: list) -> list:
+    """The node's pre-hooks, the node (`call_node`), then its post-hooks. Without create_graph
+    the node runs on arrays, as in a plain backward; its gradients come back as Tensors."""
     for fn in tuple((node._pre_hooks or {}).values()):
-        result = fn(tuple(grads))
-        if observed:
-            _emit_hook("prehook", node, None, _fn_name(fn), [_snap(g) for g in grads], result, fn)
+        result = call_hook(task, "pre", node, None, fn, tuple(grads))
         if result is not None:
             grads[:] = list(result)
-    if run is not None:
-        outs = run(grads)
-    elif not create_graph and node.runs_on_arrays:  # the formula a plain backward runs
-        arrays = _apply_plain(node, [None if g is None else g._data for g in grads])
-        outs = [_tensor(g) for g in arrays]
-    elif all(g is not None for g in grads):
-        outs = _validate(node, node.apply(tuple(grads)))
-    elif all(g is None for g in grads):
-        outs = [None] * len(node.next_functions)
+    if task.create_graph:
+        outs = call_node(task, node, grads)
     else:
-        outs = _validate(node, node.apply(tuple(node._materialize(grads, False))))
+        arrays = call_node(task, node, [None if g is None else g._data.view() for g in grads])
+        outs = [_tensor(g) for g in arrays]
     for fn in tuple((node._post_hooks or {}).values()):
-        result = fn(tuple(outs), tuple(grads))
-        if observed:
-            _emit_hook("posthook", node, None, _fn_name(fn), [_snap(g) for g in outs], result, fn)
+        result = call_hook(task, "post", node, None, fn, tuple(outs), tuple(grads))
         if result is not None:
             outs = list(result)
     return outs
 
 
-def _accumulate_grad(task: GraphTask, node: Node, grad: Tensor | None) -> list:
-    """AccumulateGrad's run on the instrumented path: `accumulate`, reported, then the leaf's
-    post-accumulate hooks."""
+def call_hook(task: GraphTask, kind: str, node: Node, slot: int | None, fn: Any, *args: Any):
+    """Run one hook, and report what it was handed and what it returned."""
+    result = fn(*args)
+    task.report.hook(kind, node, slot, fn, args[0], result)
+    return result
+
+
+def call_node(task: GraphTask, node: Node, grads: list) -> list:
+    """The node's own computation, its gradients checked by `validate_outputs`. Gradients are
+    numpy arrays, or Tensors under create_graph (the formula is then recorded)."""
+    if node._is_accumulate_grad:
+        return accumulate_grad(task, node, grads[0])
+    for g in grads:
+        if g is None:  # an output that got no gradient: zeros, unless none got any
+            if all(g is None for g in grads):
+                return [None] * len(node.next_functions)
+            grads = node._materialize(grads, not task.create_graph)
+            break
+    if task.create_graph:
+        return validate_outputs(node, node.apply(tuple(grads)))
+    if node.runs_on_arrays:
+        return validate_outputs(node, node.apply_arrays(grads), True)
+    outs = validate_outputs(node, node.apply(tuple(_tensor(g) for g in grads)))
+    return [None if g is None else g._data.view() for g in outs]  # the node's code may keep it
+
+
+def accumulate_grad(task: GraphTask, node: Node, grad) -> list:
+    """A leaf's AccumulateGrad: its gradient into `.grad`, then the leaf's post-accumulate-grad
+    hooks. It sends nothing on."""
     if grad is None:
         return []
     var = node.variable
-    before = _snap(var._grad) if task.observed else None
-    accumulate(var, grad, task.create_graph)
-    if task.observed:
-        after = _snap(var._grad)
-        emit("accumulate", node=node, variable=var, before=before, added=_snap(grad), after=after)
+    with task.report.accumulating(node, grad):
+        accumulate(var, grad, task.create_graph)
     for fn in tuple((var._post_acc_hooks or {}).values()):
-        fn(var)
-        if task.observed:
-            _emit_hook("post_accumulate", node, 0, _fn_name(fn), _snap(var._grad), None, fn)
+        call_hook(task, "post_accumulate", node, 0, fn, var)
     return []
 
 
-# --- the one place a gradient is added into .grad -------------------------------------------
+# --- the rules of .grad, and the checks ---------------------------------------------------------
 def accumulate(t: Tensor, grad, create_graph: bool) -> None:
     """Add a gradient (array or Tensor) into `t.grad`, by PyTorch's rules.
 
@@ -442,8 +405,7 @@ def accumulate(t: Tensor, grad, create_graph: bool) -> None:
         t._grad._version_counter.value += 1
 
 
-# --- checks and small helpers ---------------------------------------------------------------
-def _validate(node: Node, outs: tuple, arrays: bool = False) -> list:
+def validate_outputs(node: Node, outs: tuple, arrays: bool = False) -> list:
     """Like PyTorch's validate_outputs: reduce broadcast gradients, cast dtypes, reject the rest.
 
     `arrays`: the gradients are numpy arrays (a formula run without create_graph)."""
@@ -501,50 +463,6 @@ def _check_nan(name: str, outs: Sequence) -> None:
     for i, g in enumerate(outs):
         if g is not None and g.dtype.is_floating_point and np.isnan(g._data).any():
             raise RuntimeError(f"Function '{name}' returned nan values in its {i}th output.")
-
-
-def _check_graph_root(task: GraphTask, seeds: Sequence[Tensor]) -> None:
-    """Several roots: PyTorch hangs them under one GraphRoot node that returns the seeds, so
-    anomaly mode checks the seeds before any node runs (a single root is its own first node)."""
-    try:
-        _check_nan(GRAPH_ROOT, seeds)
-    except RuntimeError as err:
-        if task.observed:
-            emit("error", node=None, error=type(err).__name__, message=str(err))
-        anomaly.report_error(GRAPH_ROOT, anomaly.forward_trace())  # made by this backward call
-        raise
-
-
-def _emit_hook(
-    kind: str, node: Node, slot: int | None, fn: str, grad, returned, function=None
-) -> None:
-    """`function` is the hook itself: an observer names a lambda by it, or finds module hooks."""
-    if kind in ("prehook", "posthook") and returned is not None:  # the gradients it returned
-        if isinstance(returned, (tuple, list)):
-            returned = [_snap(g) if isinstance(g, Tensor) else None for g in returned]
-        else:
-            returned = True  # not a tuple: the engine rejects it next
-    emit(
-        "hook",
-        hook=kind,
-        node=node,
-        slot=slot,
-        fn=fn,
-        function=function,
-        grad=grad,
-        returned=returned,
-    )
-
-
-def _fn_name(fn) -> str:
-    return getattr(fn, "__name__", type(fn).__name__)
-
-
-def _snap(g) -> np.ndarray | None:
-    """A copy of a gradient (Tensor or array) for observers, safe from later changes."""
-    if g is None:
-        return None
-    return np.array(g._data if isinstance(g, Tensor) else g, copy=True)
 
 
 def _tensor(g) -> Tensor | None:

@@ -35,3 +35,8 @@ def add_hook(hooks: dict, fn: Any) -> RemovableHandle:
     handle = RemovableHandle(hooks)
     hooks[handle.id] = fn
     return handle
+
+
+def hook_name(fn: Any) -> str:
+    """What PyTorch calls a hook in its messages: its `__name__` (a lambda's is `<lambda>`)."""
+    return getattr(fn, "__name__", type(fn).__name__)

@@ -183,7 +183,7 @@ class AccumulateGrad(Node):
     """The sink for a leaf that requires grad: adds incoming gradients into `variable.grad`."""
 
     _is_accumulate_grad = True
-    runs_on_arrays = False  # the engine adds into .grad itself (engine.accumulate)
+    runs_on_arrays = False  # the engine runs it as `accumulate_grad` (autograd/engine.py)
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__()
@@ -193,6 +193,12 @@ class AccumulateGrad(Node):
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch reports its C++ name here
+
+    @property
+    def _tensor_hooks(self) -> dict | None:
+        """The leaf's own hooks: PyTorch keeps them as its AccumulateGrad's tensor pre-hooks."""
+        hooks = self.variable._backward_hooks
+        return {0: hooks} if hooks else None
 
     def backward(self, grad: Tensor) -> tuple:
         return ()

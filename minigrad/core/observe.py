@@ -1,6 +1,7 @@
-"""The engine's reporting channel: every forward node and backward step as a plain record.
+"""The reporting channel: every forward node and backward step, as a record (core/events.py).
 
-Producers guard each emit with `if LISTENERS:` so observing costs nothing when nobody listens.
+Producers guard with `if LISTENERS:` (the engine through its reporter, autograd/report.py), so
+the channel costs nothing when nobody listens.
 """
 
 from __future__ import annotations
@@ -8,11 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-LISTENERS: list[Callable[[dict], None]] = []
+from .events import Record
+
+LISTENERS: list[Callable[[Record], None]] = []
 
 
-def emit(kind: str, **fields: Any) -> None:
-    record = {"kind": kind, **fields}
+def emit(record: Record) -> None:
+    """Hand one record (made by a constructor of core/events.py) to every listener."""
     for listener in tuple(LISTENERS):
         listener(record)
 
@@ -21,7 +24,7 @@ class record_steps:  # noqa: N801
     """Collect every record emitted inside the block: `with record_steps() as steps: ...`."""
 
     def __init__(self) -> None:
-        self.records: list[dict] = []
+        self.records: list[Record] = []
 
     def __enter__(self) -> record_steps:
         LISTENERS.append(self.records.append)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import anomaly, dtypes, grad_mode
+from ..core import anomaly, dtypes, events, grad_mode
 from ..core.grad_mode import Anywhere
 from ..core.node import Node, edge_of
 from ..core.observe import LISTENERS, emit
@@ -185,13 +185,11 @@ def announce(node: Node, inputs: tuple, out: Tensor) -> None:
     if anomaly._State.enabled:
         node._anomaly_trace = anomaly.forward_trace()
     if LISTENERS:
+        shape = tuple(out._data.shape)
         emit(
-            "node_created",
-            node=node,
-            name=node.name(),
-            inputs=list(inputs),
-            output=out,
-            shape=tuple(out._data.shape),
+            events.node_created(
+                node=node, name=node.name(), inputs=list(inputs), output=out, shape=shape
+            )
         )
 
 

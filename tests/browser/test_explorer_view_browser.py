@@ -373,8 +373,6 @@ def test_readable_zoomable_and_numbers_on_the_drawing(lab, lab_page):
     frames = here["hooked"].frames
     k = first_index(frames, lambda f: f.get("hook"))
     hook = frames[k]["hook"]
-    if isinstance(hook, str):  # the older frames: a line of text, on the running node
-        hook = {"kind": hook.split(" hook ")[0], "target": frames[k]["node"], "text": hook}
     target = here["hooked"].alias.get(hook["target"], hook["target"])
     goto_frame(hooked, k)
     flash = hooked.locator(".mg-hook-flash")
@@ -413,6 +411,8 @@ def test_legend_and_texts_readable_in_the_dark_theme(lab, lab_page):
         frames = here["hooked"].frames
         goto_frame(hooked, first_index(frames, lambda f: f.get("hook")))
         check_legend(hooked)
+        expect(hooked.locator(".mg-hook-flash")).to_be_visible()
+        hooked.screenshot(path=artifact("explorer-view-hook-dark.png"))
         ratios = check_contrast(hooked)
         # the panel and the step text sit on the dark page, not on white paper
         assert (

@@ -140,7 +140,7 @@ def test_the_engine_reports_the_hook_function_itself():
     with record_steps() as steps:
         y.sum().backward()
     hooks = [r for r in steps.records if r["kind"] == "hook"]
-    assert [(r["hook"], r["fn"]) for r in hooks] == [("tensor", "keep"), ("prehook", "<lambda>")]
+    assert [(r["hook"], r["fn"]) for r in hooks] == [("tensor", "keep"), ("pre", "<lambda>")]
     assert hooks[0]["function"] is keep and callable(hooks[1]["function"])
     assert hooks[1]["returned"] is None
 
