@@ -93,6 +93,30 @@ def test_000_non_leaf_grad_is_none_and_warns(lib: ModuleType) -> None:
         assert y.grad is None
 
 
+def test_000_graph_nodes_are_backward_functions_not_tensors(lib: ModuleType) -> None:
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    h = x * x
+    y = h.exp().sum()
+    assert not isinstance(y.grad_fn, lib.Tensor)
+    ((exp_node, nr),) = y.grad_fn.next_functions
+    assert exp_node.name() == "ExpBackward0" and nr == 0
+    assert exp_node.next_functions[0][0] is h.grad_fn  # h is represented by the node that made it
+    accumulate = h.grad_fn.next_functions[0][0]
+    assert accumulate.variable is x and accumulate.next_functions == ()
+
+
+def test_000_engine_sums_paths_in_the_input_buffer_not_in_node_grads(lib: ModuleType) -> None:
+    x = lib.tensor([0.5, 1.0], requires_grad=True)
+    h = x.exp()
+    y = (h * 2 + h.sin()).sum()
+    calls: list = []
+    h.grad_fn.register_prehook(lambda grads: calls.append(grads[0].detach().clone()))
+    y.backward()
+    assert len(calls) == 1  # both paths' gradients, summed before the node ran
+    assert calls[0].tolist() == pytest.approx((2 + h.detach().cos()).tolist())
+    assert not h.retains_grad and not hasattr(h.grad_fn, "grad")
+
+
 # ---------------------------------------------------------------- article 001
 
 
@@ -174,6 +198,53 @@ def test_001_second_backward_fails_only_when_tensors_were_saved(
     else:
         loss.backward()
         assert x.grad.tolist() == [2.0]
+
+
+def test_001_accumulate_grad_runs_once_per_pass_with_the_summed_gradient(lib: ModuleType) -> None:
+    x = lib.tensor([2.0], requires_grad=True)
+    y = (x * x + x * 3).sum()
+    node = y.grad_fn
+    while node.name() != "torch::autograd::AccumulateGrad":
+        node = node.next_functions[0][0]
+    calls: list = []
+    node.register_prehook(lambda grads: calls.append(grads[0].tolist()))
+    y.backward()
+    assert calls == [[7.0]]
+    (x * 3).sum().backward()  # what it adds to is the .grad of earlier passes
+    assert x.grad.tolist() == [10.0]
+
+
+def test_001_micro_batch_losses_add_up_to_n_times_the_mean_gradient(lib: ModuleType) -> None:
+    lib.manual_seed(0)
+    model = lib.nn.Linear(3, 1)
+    x, y = lib.randn(8, 3), lib.randn(8, 1)
+    loss_fn = lib.nn.MSELoss()
+    loss_fn(model(x), y).backward()
+    whole = model.weight.grad.clone()
+    for divide, times in ((1, 4.0), (4, 1.0)):
+        model.zero_grad()
+        for xb, yb in zip(x.split(2), y.split(2)):
+            (loss_fn(model(xb), yb) / divide).backward()
+        ratio = (model.weight.grad / whole).flatten().tolist()
+        assert ratio == pytest.approx([times] * 3, rel=1e-5)
+
+
+def test_001_detach_after_the_forward_still_builds_and_saves_the_graph(lib: ModuleType) -> None:
+    lib.manual_seed(0)
+    model = lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.Tanh(), lib.nn.Linear(8, 1))
+    inputs = lib.randn(16, 4)
+
+    def saved(run) -> list:
+        shapes: list = []
+        pack = lambda t: shapes.append(list(t.shape)) or t  # noqa: E731
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = run()
+        assert out.grad_fn is None and not out.requires_grad
+        return shapes
+
+    assert saved(lambda: model(inputs).detach()) == [[16, 4], [16, 8], [16, 8], [8, 1]]
+    with lib.no_grad():
+        assert saved(lambda: model(inputs)) == []
 
 
 # ---------------------------------------------------------------- article 002

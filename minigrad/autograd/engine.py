@@ -371,8 +371,10 @@ def accumulate_grad(task: GraphTask, node: Node, grad) -> list:
     var = node.variable
     with task.report.accumulating(node, grad):
         accumulate(var, grad, task.create_graph)
-    for fn in tuple((var._post_acc_hooks or {}).values()):
-        call_hook(task, "post_accumulate", node, 0, fn, var)
+    hooks = var._post_acc_hooks
+    if hooks:
+        for fn in tuple(hooks.values()):
+            call_hook(task, "post_accumulate", node, 0, fn, var)
     return []
 
 

@@ -103,10 +103,10 @@ def test_blockquote_parsing_and_passages():
 def test_the_chinese_lesson_quotes_the_same_articles_in_the_same_order_one_per_claim():
     zh = quotes(ZH_LESSON)
     assert [article for article, _ in zh] == [article for article, _ in quotes(EN_LESSON)]
-    assert len(zh) == 27
+    assert len(zh) == 33
     cells = nbformat.read(ZH_LESSON, as_version=4).cells
     heads = [c.source for c in cells if c.cell_type == "markdown" and CLAIM_ZH.match(c.source)]
-    assert [int(CLAIM_ZH.match(h).group(1)) for h in heads] == list(range(1, 28))
+    assert [int(CLAIM_ZH.match(h).group(1)) for h in heads] == list(range(1, 34))
     for head in heads:
         assert len(blockquotes(head)) == 1, f"one quote of the article per claim:\n{head}"
 
