@@ -51,6 +51,18 @@ def test_every_kind_is_worded_in_every_language(kind):
         assert len(TEXTS[key]) == len(LANGUAGES) and all(TEXTS[key]), key
 
 
+def test_a_new_kind_without_its_handler_is_caught_when_a_maker_is_made(monkeypatch):
+    monkeypatch.setattr(events, "KINDS", dict(events.KINDS))  # the kind below lives in the test
+
+    @events.kind
+    def teleport(*, node: Any) -> dict:
+        """(a kind declared for this test only)"""
+
+    with pytest.raises(AttributeError, match="on_teleport"):
+        FrameMaker(GraphBuilder())
+    assert words_of("teleport")[0] not in TEXTS
+
+
 def test_an_unknown_kind_is_refused_not_skipped():
     maker = FrameMaker(GraphBuilder())
     with pytest.raises(ValueError, match="no such kind of record: 'teleport'"):
