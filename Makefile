@@ -52,8 +52,9 @@ $(ZH_MENUS):
 learner:
 	$(PYTHON) scripts/learner_copies.py --out learner --lang $(COURSE_LANG)
 
-# The timing tests (marker `perf`) first, alone on a quiet machine; then everything else on both
-# cores. pytest exit 5 means "no tests collected": reported, not treated as a failure.
+# The measuring tests (marker `perf`: they report times beside their targets, never assert them)
+# first, alone, so their reports come from a machine as quiet as it gets; then everything else on
+# both cores. pytest exit 5 means "no tests collected": reported, not treated as a failure.
 test: install
 	$(PYTHON) -m pytest -m perf $(PYTEST_ARGS) tests -s \
 	  || { rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no perf tests collected"; else exit $$rc; fi; }

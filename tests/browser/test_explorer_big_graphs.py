@@ -11,10 +11,9 @@ Each player is measured alone, in a notebook of its own on a fresh page, as a le
   measure of a click that changes nothing: that one already takes a whole frame (~16.7 ms),
   waiting for the display.
 
-Targets: a first paint under 2 s and a step under 16 ms at 10,000 nodes. Measured here (2 cores,
-CI rehearsal): 1.57-1.73 s and 5-7 ms. The assertions hold a step to the target, which it meets
-with room to spare, and a first paint to 2.5 s: a timing test must not fail on a busy machine's
-noise, and a regression of a few tenths still shows in the printed report and the JSON.
+Targets: a first paint under 2 s and a step under 16 ms at 10,000 nodes (measured here on 2 cores:
+1.57-1.73 s and 5-7 ms). They are reported beside the numbers, met or missed, not asserted: a
+busy machine must not fail the suite (targets.py).
 """
 
 from __future__ import annotations
@@ -26,14 +25,15 @@ from pathlib import Path
 import nbformat
 import pytest
 from notebook_runner import ARTIFACTS, run_notebook
+from targets import report as timing_report
 from test_explorer_performance import FLOOR_JS, STEP_TIMES_JS, summarize
 
 expect = pytest.importorskip("playwright.sync_api").expect  # skip cleanly without it
 
 BIG_GRAPHS = (Path(__file__).resolve().parents[1] / "widgets" / "big_graphs.py").read_text()
 SIZES = {"300": 4, "2,000": 23, "10,000": 114}  # nodes (about) -> transformer blocks
-PAINT_LIMIT_S = 2.5  # the target is 2.0 (see the module docstring)
-STEP_LIMIT_MS = 16.0
+PAINT_TARGET_S = 2.0
+STEP_TARGET_MS = 16.0
 
 RECORD = """import time
 import {library}
@@ -89,13 +89,15 @@ def test_transformer_graphs_paint_and_step_in_minigrad_and_torch(lab, lab_page, 
                 player.screenshot(path=str(shot_dir / f"22-big-graph-{library}-10000-nodes.png"))
             page.close(run_before_unload=False)
             lab.delete_sessions()  # one kernel at a time: each holds its graph
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "explorer-big-graphs.json").write_text(json.dumps(report, indent=2))
-    print("\n[explorer big graphs]", json.dumps(report, indent=2))
+    targets = {}
     for library in ("minigrad", "torch"):
         big = report[f"{library}, 10,000 nodes"]
         assert big["summary"].startswith("100"), big  # 10,0xx nodes
-        assert big["paint_s"] < PAINT_LIMIT_S, big
-        assert big["step"]["frame"]["median_ms"] < STEP_LIMIT_MS, big
-        assert big["step"]["work"]["p95_ms"] < STEP_LIMIT_MS, big
+        targets[f"{library}: first paint, s"] = (big["paint_s"], PAINT_TARGET_S)
+        targets[f"{library}: step, median frame ms"] = (
+            big["step"]["frame"]["median_ms"],
+            STEP_TARGET_MS,
+        )
+        targets[f"{library}: step, p95 work ms"] = (big["step"]["work"]["p95_ms"], STEP_TARGET_MS)
+    timing_report(ARTIFACTS / "explorer-big-graphs.json", "explorer big graphs", report, targets)
     assert errors == []

@@ -7,21 +7,21 @@ drag pans without opening a module, "fit" and the minimap move the view, and pla
 current node in view. The numbers are on the drawing (the active edge's gradient, `.grad` by each
 leaf, a badge naming the hook that fired, on the element it belongs to), the legend is HTML outside
 the drawing and every text around it keeps a readable contrast in the light and the dark theme.
-Stepping is timed on a 10,000-node graph in a saved replay, offline. Expected texts come from the
+Stepping is timed on a 10,000-node graph in a saved replay, offline (reported against its targets,
+not asserted: tests/browser/targets.py). Expected texts come from the
 same players built in this process (frames are made in Python, so the whole path is checked).
 Screenshots go to artifacts/explorer-view-*.png.
 """
 
 from __future__ import annotations
 
-import json
 import statistics
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from notebook_runner import artifact, run_notebook, set_theme
+from targets import report as timing_report
 
 from widgets.replay import replay_html
 from widgets.texts import front_end
@@ -661,13 +661,15 @@ def test_stepping_a_10000_node_graph_takes_under_a_frame(chromium, tmp_path):
         ctx.close()
     assert refused == [] and errors == []
 
-    (Path(artifact("explorer-view-performance.json"))).write_text(json.dumps(report, indent=2))
-    print("\n[explorer view performance]", json.dumps(report, indent=2), file=sys.stderr)
-    boxed = report["10000_nodes_1500_drawn"]
+    boxed, drawn = report["10000_nodes_1500_drawn"], report["10000_nodes_all_drawn"]
+    targets = {"10,000 nodes (1,500 drawn): draw ms": (boxed["draw_ms"], 2000.0)}
     for key in ("step", "step_back"):
-        assert boxed[key]["work"]["p95_ms"] < 16, boxed
         frame = boxed[key]["work"]["median_ms"] + boxed[key]["render"]["median_ms"]
-        assert frame < 16, boxed
-    assert boxed["draw_ms"] < 2000
-    drawn = report["10000_nodes_all_drawn"]
-    assert drawn["step"]["work"]["p95_ms"] < 16, drawn  # the player's own work stays small
+        targets[f"10,000 nodes (1,500 drawn): {key} p95 work ms"] = (
+            boxed[key]["work"]["p95_ms"],
+            16.0,
+        )
+        targets[f"10,000 nodes (1,500 drawn): {key} median frame ms"] = (frame, 16.0)
+    targets["10,000 nodes all drawn: step p95 work ms"] = (drawn["step"]["work"]["p95_ms"], 16.0)
+    path = Path(artifact("explorer-view-performance.json"))
+    timing_report(path, "explorer view performance", report, targets)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import re
-import time
 
 import pytest
 from big_graphs import recorded, transformer
@@ -128,13 +127,10 @@ def test_a_2000_node_graph_collapses_the_deepest_module_level_that_fits(name):
     assert drawn.count("mg-box") == len(player.boxes)
 
 
-def test_a_10000_node_graph_makes_a_player_in_reasonable_time():
+def test_a_10000_node_graph_makes_a_player_collapsed_to_a_drawable_size():
     fwd, bwd = recorded(mg, 114)
     assert 9900 < len(bwd.graph.nodes) < 10_200
-    t0 = time.perf_counter()
-    player = bwd.player()
-    seconds = time.perf_counter() - t0
-    assert seconds < 20, player.timings  # ~1.4 s here; generous for a busy machine
+    player = bwd.player()  # (how long it takes is measured by the browser tests, not asserted)
     assert player.svg.startswith("<svg") and player.view.drawing().size <= 1500
     assert player.view.collapsed and all(p.count(".") == 1 for p in player.view.collapsed)
     assert len(player.frames) > 20_000
