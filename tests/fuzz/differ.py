@@ -1,0 +1,93 @@
+"""Where two runs of one program part ways: PyTorch's run is the expectation.
+
+Per step, in order: the error (same type; minigrad's message holds the key words of PyTorch's,
+its first sentence up to the first ": "), the hooks called (same names, in the same order, handed
+the same gradients), then each named tensor field by field. Float values agree when NaN, ±inf and
+the sign of zero sit in the same places and the rest are within the dtype's tolerance.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from ops._support import TOLERANCE
+from sweep.compare import key_words
+
+from .execute import FIELDS, Step
+
+
+def same_values(exp: np.ndarray, act: np.ndarray) -> bool:
+    if exp.shape != act.shape:
+        return False
+    if exp.dtype.kind not in "fc" or act.dtype.kind not in "fc":
+        return np.array_equal(exp, act)
+    e, a = exp.astype(np.float64), act.astype(np.float64)
+    if not np.array_equal(np.isnan(e), np.isnan(a)):
+        return False
+    if not np.array_equal(np.where(np.isinf(e), e, 0), np.where(np.isinf(a), a, 0)):
+        return False
+    zero = (e == 0) & (a == 0)
+    if not np.array_equal(np.signbit(e[zero]), np.signbit(a[zero])):
+        return False
+    finite = np.isfinite(e) & np.isfinite(a)
+    tol = TOLERANCE.get(str(exp.dtype), TOLERANCE["float32"])
+    scale = max(1.0, float(np.abs(e[finite]).max(initial=0.0)))
+    with np.errstate(invalid="ignore"):
+        close = np.abs(a - e) <= tol["atol"] * scale + tol["rtol"] * np.abs(e)
+    return bool(close[finite].all())
+
+
+def same(exp: Any, act: Any) -> bool:
+    if isinstance(exp, np.ndarray) or isinstance(act, np.ndarray):
+        return isinstance(exp, np.ndarray) and isinstance(act, np.ndarray) and same_values(exp, act)
+    if isinstance(exp, tuple) and isinstance(act, tuple):
+        return len(exp) == len(act) and all(same(e, a) for e, a in zip(exp, act))
+    return type(exp) is type(act) and exp == act
+
+
+def show(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, precision=6, separator=", ").replace("\n", "")
+    if isinstance(value, tuple):
+        return "(" + ", ".join(show(v) for v in value) + ")"
+    return repr(value)
+
+
+def error_differs(exp: tuple | None, act: tuple | None) -> str | None:
+    if exp is None and act is None:
+        return None
+    if exp is None or act is None or exp[0] != act[0]:
+        return f"torch {_err(exp)}, minigrad {_err(act)}"
+    words = key_words(exp[1])
+    if words not in act[1]:
+        return f"both raise {exp[0]}, but minigrad's message lacks {words!r}: {act[1]!r}"
+    return None
+
+
+def _err(error: tuple | None) -> str:
+    return "runs" if error is None else f"raises {error[0]}({error[1][:160]!r})"
+
+
+def first_difference(expected: list[Step], actual: list[Step]) -> tuple[int, str] | None:
+    """(step index, what differs) at the first step where the runs differ; None if they agree."""
+    for k, (exp, act) in enumerate(zip(expected, actual)):
+        why = error_differs(exp.error, act.error)
+        if why:
+            return k, why
+        if len(exp.hooks) != len(act.hooks) or not same(tuple(exp.hooks), tuple(act.hooks)):
+            return k, f"hooks called: torch {show(tuple(exp.hooks))}, minigrad {show(tuple(act.hooks))}"
+        for name in sorted(set(exp.tensors) | set(act.tensors), key=lambda n: int(n[1:])):
+            why = tensor_differs(exp.tensors.get(name), act.tensors.get(name))
+            if why:
+                return k, f"{name}{why}"
+    return None
+
+
+def tensor_differs(exp: Any, act: Any) -> str | None:
+    if not isinstance(exp, dict) or not isinstance(act, dict):
+        return None if same(exp, act) else f": torch {show(exp)}, minigrad {show(act)}"
+    for field in FIELDS:
+        if not same(exp[field], act[field]):
+            return f".{field}: torch {show(exp[field])}, minigrad {show(act[field])}"
+    return None
