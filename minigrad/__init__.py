@@ -44,6 +44,7 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .ops import binary_function
 from .ops import elementwise as _ew
 from .ops import index_add as _index_add
 from .ops import indexing as _ix
@@ -60,7 +61,8 @@ double = float64
 long = int64
 half = float16
 
-add, sub, mul, div, pow = _ew.add, _ew.sub, _ew.mul, _ew.div, _ew.pow  # noqa: A001
+add, sub, mul, div = (binary_function(n, getattr(_ew, n)) for n in ("add", "sub", "mul", "div"))
+pow = _ew.pow  # noqa: A001
 neg, exp, log, sin, cos, tanh = _ew.neg, _ew.exp, _ew.log, _ew.sin, _ew.cos, _ew.tanh
 sigmoid, relu, abs, sqrt, clamp = _ew.sigmoid, _ew.relu, _ew.abs, _ew.sqrt, _ew.clamp  # noqa: A001
 clip, where, masked_fill = _ew.clamp, _ew.where, _ew.masked_fill

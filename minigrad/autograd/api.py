@@ -38,6 +38,9 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
+        if g is None and not out.requires_grad:
+            result.append(None)  # the engine refuses this root next
+            continue
         if g is None:
             if out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -67,12 +70,24 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
     return result
 
 
-def _check_roots(outputs: tuple) -> None:
+def _check_roots_and_inputs(outputs: tuple, inputs: tuple | None, retain: bool) -> None:
+    """What PyTorch's engine checks before a pass: every root requires grad, every input is a
+    Tensor that does; `retain` (backward's `inputs=`): each input first keeps its .grad
+    (retain_grad, which is what refuses one that does not require grad)."""
     for i, out in enumerate(outputs):
         if not out.requires_grad:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
+    for t in inputs or ():
+        if not isinstance(t, Tensor):
+            raise RuntimeError(
+                f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}"
+            )
+        if retain:
+            t.retain_grad()
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
 
 
 def backward(
@@ -98,15 +113,8 @@ def backward(
     if create_graph and not _warned["create_graph"]:
         _warned["create_graph"] = True  # once per process, like PyTorch's TORCH_WARN_ONCE
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
-    _check_roots(outputs)
     grads = _make_grads(outputs, grads)
-    if inputs is not None:
-        for t in inputs:
-            if not t.requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-        for t in inputs:
-            if t.grad_fn is not None:  # as PyTorch: a non-leaf input keeps its .grad that way
-                t.retain_grad()
+    _check_roots_and_inputs(outputs, inputs, retain=True)  # a non-leaf input keeps its .grad
     engine.execute(outputs, grads, retain_graph, create_graph, inputs, capture=False)
 
 
@@ -135,17 +143,13 @@ def grad(
             "materialize_grads=True, but got: allow_unused=False."
         )
     grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
-    for t in inputs_t:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
-        if not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
-    _check_roots(outputs)
     if is_grads_batched:
+        _check_roots_and_inputs(outputs, inputs_t, retain=False)
         return _batched(outputs, inputs_t, grads, retain_graph, create_graph, allow_unused)
     grads = _make_grads(outputs, grads)
+    _check_roots_and_inputs(outputs, inputs_t, retain=False)
     result = engine.execute(outputs, grads, retain_graph, create_graph, inputs_t, capture=True)
     final = []
     for i, (t, g) in enumerate(zip(inputs_t, result)):
@@ -156,8 +160,8 @@ def grad(
                     "been used in the graph. Set allow_unused=True if this is the "
                     "desired behavior."
                 )
-            if materialize_grads:
-                g = Tensor._wrap(np.zeros(t.shape, dtype=t._data.dtype))
+            if materialize_grads:  # PyTorch: zeros_like(input, requires_grad=create_graph)
+                g = Tensor._wrap(np.zeros(t.shape, dtype=t._data.dtype), create_graph)
         elif not create_graph:
             g = g.detach()
         final.append(g)

@@ -153,11 +153,19 @@ class GraphTask:
             buf = self.buffers[node] = [None] * node._num_outputs
         if grad is not None:
             before = buf[slot]
-            buf[slot] = grad if before is None else before + grad
+            buf[slot] = grad if before is None else self.summed(before, grad)
         left = self.deps[node] - 1
         self.deps[node] = left
         if left == 0:
             heapq.heappush(self.heap, (-node._seq_nr, next(self.tie), node))
+
+    def summed(self, before, grad):
+        """Two gradients for one input. PyTorch adds the second into the first in place when
+        no graph is being built (InputBuffer::accumulate), which counts a version of it."""
+        total = before + grad
+        if not self.create_graph and type(total) is Tensor:
+            total._version_counter.value = before._version_counter.value + 1
+        return total
 
     def send(self, node: Node, slot: int, grad, source: Node | None) -> None:
         """`deliver`, reported, to a node the pass needs (`inputs=` may narrow it)."""
@@ -366,9 +374,9 @@ def call_node(task: GraphTask, node: Node, grads: list) -> list:
 def accumulate_grad(task: GraphTask, node: Node, grad) -> list:
     """A leaf's AccumulateGrad: its gradient into `.grad`, then the leaf's post-accumulate-grad
     hooks. It sends nothing on."""
-    if grad is None:
-        return []
     var = node.variable
+    if grad is None or not var.requires_grad:  # requires_grad_(False), detach_() since
+        return []
     with task.report.accumulating(node, grad):
         accumulate(var, grad, task.create_graph)
     hooks = var._post_acc_hooks

@@ -25,6 +25,12 @@ class _VersionCounter:
         self.value = 0
 
 
+class _Untracked(_VersionCounter):
+    """An inference tensor's: PyTorch keeps no version for it (`_version` raises)."""
+
+    __slots__ = ()
+
+
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
@@ -77,9 +83,11 @@ class Tensor:
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         if requires_grad:
             t._requires_grad = True
-        t._version_counter = counter if counter is not None else _VersionCounter()
         if Anywhere.inference_blocks and grad_mode._State.inference:
             t._is_inference = True
+            t._version_counter = counter if counter is not None else _Untracked()
+        else:
+            t._version_counter = counter if counter is not None else _VersionCounter()
         return t
 
     def _init(
@@ -149,15 +157,27 @@ class Tensor:
     # --- autograd state --------------------------------------------------------------------
     @property
     def grad_fn(self):
-        if self._base is not None and self._view_version != self._version_counter.value:
-            # the base (or a sibling view) was written in place: re-derive this view's history
-            # from the base's current one, as PyTorch does, so no stale graph is ever used
+        """A view whose base (or a sibling view) was written in place since its history was
+        made re-derives it from the base's current one, as PyTorch's does (VariableHooks::
+        grad_fn), whatever the grad mode: no stale graph is ever used. Only `grad_fn` and
+        `is_leaf` do this (and may raise); `requires_grad` and `.grad` read the raw state."""
+        base = self._base
+        if (
+            base is not None
+            and self._view_version != self._version_counter.value
+            and (self._grad_fn is not None or base.requires_grad)
+        ):
             self._regenerate_view_history()
         return self._grad_fn
 
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad or self.grad_fn is not None
+        """Its own flag, a history, or (a view) a base that requires grad, as PyTorch's
+        DifferentiableViewMeta answers: a view follows its base's requires_grad_() later."""
+        if self._requires_grad or self._grad_fn is not None:
+            return True
+        base = self._base
+        return base is not None and base.requires_grad
 
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
@@ -171,7 +191,7 @@ class Tensor:
         )
 
     def _set_requires_grad(self, requires_grad: bool, dtype_error: str) -> Tensor:
-        if self.grad_fn is not None:
+        if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
                     "you can only change requires_grad flags of leaf variables. If you want to use "
@@ -203,13 +223,13 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        if self._is_inference:
+        if type(self._version_counter) is _Untracked:
             raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter.value
 
     @property
     def grad(self) -> Tensor | None:
-        if self.grad_fn is not None and not self._retains_grad:
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -326,7 +346,9 @@ class Tensor:
         return out
 
     def detach_(self) -> Tensor:
-        if self._base is not None and self._base.requires_grad:
+        """No history, no requires_grad, in place; refused on a view, and (as in PyTorch) no
+        change at all to an inference tensor, which autograd never sees."""
+        if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are "
                 "using DistributedDataParallel (DDP) for training, and "
@@ -336,13 +358,17 @@ class Tensor:
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
                 "solution."
             )
-        self._grad_fn, self._output_nr, self._requires_grad = None, 0, False
+        if not self._is_inference:
+            self._grad_fn, self._output_nr, self._requires_grad = None, 0, False
         return self
 
     @property
     def data(self) -> Tensor:
-        """Same storage, but a fresh version counter: autograd cannot see changes made here."""
-        return Tensor._wrap(self._data)
+        """Same storage, but a fresh version counter (tracked, even for an inference tensor):
+        autograd cannot see changes made here."""
+        out = Tensor._wrap(self._data, counter=_VersionCounter())
+        out._is_inference = self._is_inference  # (in inference mode too: not a new tensor)
+        return out
 
     @data.setter
     def data(self, value: Tensor) -> None:

@@ -13,7 +13,7 @@ from numba import njit, prange
 
 @njit(inline="always")
 def _relu(v):
-    return v if v > 0 or v != v else 0  # NaN stays NaN
+    return 0 if v < 0 else v  # NaN stays NaN, and so does -0.0 (PyTorch keeps x where x == 0)
 
 
 @njit(inline="always")

@@ -224,8 +224,9 @@ def max_pool2d_backward(g: np.ndarray, indices: np.ndarray, x_shape: tuple) -> n
 
 # --- relu --------------------------------------------------------------------------------
 def relu_forward(x: np.ndarray) -> np.ndarray:
-    """max(x, 0); NaN stays NaN."""
-    return np.maximum(x, 0).astype(x.dtype, copy=False)
+    """max(x, 0); NaN stays NaN and -0.0 stays -0.0, as in PyTorch (numpy's maximum returns its
+    second argument on a tie)."""
+    return np.maximum(0, x).astype(x.dtype, copy=False)
 
 
 def relu_backward(g: np.ndarray, result: np.ndarray) -> np.ndarray:

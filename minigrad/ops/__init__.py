@@ -27,8 +27,53 @@ from . import (
     split,
     writes,
 )
+from ._record import argument_error, is_operand
 
 # --- operators ---------------------------------------------------------------------------
+
+
+def _operator(fn):
+    """An arithmetic operator (`t + x`, `x @ t`, `t += x`): an `x` that is neither a Tensor nor a
+    number gets NotImplemented, so Python raises its own TypeError, as with PyTorch's."""
+
+    def method(self: Tensor, other: Any) -> Any:
+        return fn(self, other) if is_operand(other) else NotImplemented
+
+    return method
+
+
+def _named(name: str, fn):
+    """A named binary method (`t.add(x)`, `t.mul_(x)`): PyTorch's TypeError for a bad `x`."""
+
+    def method(self: Tensor, other: Any, *args: Any, **kwargs: Any) -> Tensor:
+        if not is_operand(other):
+            raise argument_error(name, "other", 1, other)
+        return fn(self, other, *args, **kwargs)
+
+    return method
+
+
+def binary_function(name: str, fn):
+    """`torch.add(a, b)`: PyTorch's TypeError names the argument that is not a Tensor."""
+
+    def function(input: Any, other: Any, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
+        for arg, position, value in (("input", 1, input), ("other", 2, other)):
+            if not is_operand(value):
+                raise argument_error(name, arg, position, value)
+        return fn(input, other, *args, **kwargs)
+
+    function.__name__ = name
+    return function
+
+
+def _pow(self: Tensor, exponent: Any) -> Tensor:
+    if not is_operand(exponent):
+        raise TypeError(
+            f"pow() received an invalid combination of arguments - got "
+            f"({type(exponent).__name__}), but expected one of:\n * (Tensor exponent)\n"
+            " * (Number exponent)"
+        )
+    return ew.pow(self, exponent)
 
 
 def _inplace(fn, overlap: str = inplace.EARLY):
@@ -88,26 +133,26 @@ def _new(kind):
 
 METHODS = {
     # arithmetic and comparisons
-    "__add__": ew.add,
-    "__radd__": ew.add,
-    "add": ew.add,
-    "__sub__": ew.sub,
-    "__rsub__": ew.rsub,
-    "sub": ew.sub,
-    "__mul__": ew.mul,
-    "__rmul__": ew.mul,
-    "mul": ew.mul,
-    "__truediv__": ew.div,
-    "__rtruediv__": ew.rdiv,
-    "div": ew.div,
-    "__pow__": ew.pow,
-    "__rpow__": lambda self, other: ew.pow(other, self),
-    "pow": ew.pow,
+    "__add__": _operator(ew.add),
+    "__radd__": _operator(ew.add),
+    "add": _named("add", ew.add),
+    "__sub__": _operator(ew.sub),
+    "__rsub__": _operator(ew.rsub),
+    "sub": _named("sub", ew.sub),
+    "__mul__": _operator(ew.mul),
+    "__rmul__": _operator(ew.mul),
+    "mul": _named("mul", ew.mul),
+    "__truediv__": _operator(ew.div),
+    "__rtruediv__": _operator(ew.rdiv),
+    "div": _named("div", ew.div),
+    "__pow__": _operator(ew.pow),
+    "__rpow__": _operator(lambda self, other: ew.pow(other, self)),
+    "pow": _pow,
     "__neg__": ew.neg,
     "neg": ew.neg,
-    "__matmul__": linalg.matmul,
-    "__rmatmul__": lambda self, other: linalg.matmul(other, self),
-    "matmul": linalg.matmul,
+    "__matmul__": _operator(linalg.matmul),
+    "__rmatmul__": _operator(lambda self, other: linalg.matmul(other, self)),
+    "matmul": _named("matmul", linalg.matmul),
     "bmm": linalg.bmm,
     "addmm": linalg.addmm,
     "sign": piecewise.sign,
@@ -209,15 +254,15 @@ METHODS = {
     "uniform_": writes.uniform_,
     "normal_": writes.normal_,
     # in place
-    "add_": _inplace(ew.add),
-    "sub_": _inplace(ew.sub),
-    "mul_": _inplace(ew.mul),
-    "div_": _inplace(ew.div),
-    "pow_": _inplace(ew.pow),
-    "__iadd__": _inplace(ew.add),
-    "__isub__": _inplace(ew.sub),
-    "__imul__": _inplace(ew.mul),
-    "__itruediv__": _inplace(ew.div),
+    "add_": _named("add_", _inplace(ew.add)),
+    "sub_": _named("sub_", _inplace(ew.sub)),
+    "mul_": _named("mul_", _inplace(ew.mul)),
+    "div_": _named("div_", _inplace(ew.div)),
+    "pow_": _named("pow_", _inplace(ew.pow)),
+    "__iadd__": _operator(_inplace(ew.add)),
+    "__isub__": _operator(_inplace(ew.sub)),
+    "__imul__": _operator(_inplace(ew.mul)),
+    "__itruediv__": _operator(_inplace(ew.div)),
     "sigmoid_": _inplace(ew.sigmoid),
     "relu_": _inplace(ew.relu, inplace.LATE),
     "tanh_": _inplace(ew.tanh),

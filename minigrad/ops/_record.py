@@ -16,6 +16,19 @@ from ..core.observe import LISTENERS, emit
 from ..core.tensor import Tensor
 
 
+def is_operand(value: Any) -> bool:
+    """What an op takes where a Tensor goes: a Tensor, a number, or (beyond PyTorch) a numpy
+    array. Anything else (None, a list, a string) is refused, never read as NaN."""
+    return isinstance(value, (Tensor, numbers.Number, np.ndarray, np.generic))
+
+
+def argument_error(fn: str, arg: str, position: int, value: Any) -> TypeError:
+    """PyTorch's TypeError for an argument that is not a Tensor (nor a number)."""
+    return TypeError(
+        f"{fn}(): argument '{arg}' (position {position}) must be Tensor, not {type(value).__name__}"
+    )
+
+
 def as_tensor_like(value: Any, like: Tensor | None = None) -> Tensor:
     """Python numbers become constant tensors (weak dtype handled by `promote_data`)."""
     if isinstance(value, Tensor):
@@ -60,6 +73,9 @@ def operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], dtypes.dtype
             tensors.append(v)
             arrays.append(v._data)
         return tensors, arrays, common
+    for position, v in enumerate(values, 1):
+        if not is_operand(v):
+            raise argument_error("operand", "other", position, v)
     result = dtypes.promote(
         [(_priority(v), v.dtype if isinstance(v, Tensor) else _py_dtype(v)) for v in values]
     )
@@ -107,16 +123,24 @@ def _common_dtype(values: tuple) -> dtypes.dtype | None:
 
 
 def should_record(inputs: tuple) -> bool:
+    """Grad mode on, some input requires grad, and some input is not an inference tensor (as in
+    PyTorch, where inference tensors lack the autograd dispatch key: an op on them alone is not
+    recorded, even where they require grad; a Python number counts as a normal tensor)."""
     if Anywhere.grad_off and not grad_mode._State.enabled:
         return False
+    wanted = normal = False
     for t in inputs:
-        if t is not None and (
+        if t is None:
+            continue
+        if not t._is_inference:
+            normal = True
+        if not wanted and (
             t._requires_grad
             or t._grad_fn is not None
-            or (t._base is not None and t.grad_fn is not None)
+            or (t._base is not None and t._base.requires_grad)
         ):
-            return True
-    return False
+            wanted = True
+    return wanted and normal
 
 
 def record(
@@ -193,8 +217,14 @@ def announce(node: Node, inputs: tuple, out: Tensor) -> None:
         )
 
 
-def mark_view(out: Tensor, base: Tensor, view_fn) -> Tensor:
-    """Remember that `out` shares `base`'s storage: same version counter, a way to re-slice."""
+def mark_view(out: Tensor, base: Tensor, view_fn, multi_output: bool = False) -> Tensor:
+    """Remember that `out` shares `base`'s storage (PyTorch's `as_view`): the root base, a way to
+    re-slice it, the same version counter, and how the view was made (`_creation_meta`), which
+    decides whether writing it in place is allowed later (ops/inplace.py). A view of an
+    inference tensor is a plain inference tensor, as in PyTorch."""
+    if base._is_inference:
+        out._is_inference, out._version_counter = True, base._version_counter
+        return out
     root = base._base if base._base is not None else base
     if base._base is not None:
         outer = base._view_fn
@@ -204,10 +234,21 @@ def mark_view(out: Tensor, base: Tensor, view_fn) -> Tensor:
     out._base = root
     out._version_counter = base._version_counter
     out._view_version = base._version_counter.value
-    out._is_inference = base._is_inference
-    if Anywhere.grad_off and not grad_mode._State.enabled:
-        if base.requires_grad:  # PyTorch: still requires grad; writing it later is refused
-            out._creation_meta, out._requires_grad = "no_grad", True
-    elif "_creation_meta" in base.__dict__:  # a view of a view PyTorch forbids to write
-        out._creation_meta = base._creation_meta
+    out._is_inference = False
+    meta = creation_meta(multi_output)
+    previous = base.__dict__.get("_creation_meta")
+    if previous is not None and (meta is None or previous == "inference"):
+        meta = previous  # a view of a view keeps why its base may not be written
+    if meta is not None:
+        out._creation_meta = meta
     return out
+
+
+def creation_meta(multi_output: bool) -> str | None:
+    """PyTorch's CreationMeta for a view made now: None (DEFAULT), "inference", "no_grad" or
+    "multi_output" (split, chunk, unbind with grad mode on)."""
+    if Anywhere.inference_blocks and grad_mode._State.inference:
+        return "inference"
+    if Anywhere.grad_off and not grad_mode._State.enabled:
+        return "no_grad"
+    return "multi_output" if multi_output else None

@@ -13,7 +13,7 @@ from ..core import dtypes
 from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
-from ._record import operands, record
+from ._record import is_operand, operands, record
 from .shape import broadcast_shapes
 
 
@@ -556,8 +556,9 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     _clamp_kernel((min, max), dtype, all(tensors))
     lo = yb[0] if min is not None else None
     hi = yb[-1] if max is not None else None
-    data = x if lo is None else np.maximum(x, lo)
-    data = data if hi is None else np.minimum(data, hi)
+    # on a tie PyTorch keeps x (clamp(-0.0, min=0) is -0.0); numpy keeps its second argument
+    data = x if lo is None else np.maximum(lo, x)
+    data = data if hi is None else np.minimum(hi, data)
     if not all(tensors):
         return record(ClampBackward1, data, (ta,), save={"self": ta}, min=min, max=max)
     tlo = tb[0] if min is not None else None
@@ -580,8 +581,15 @@ def where(cond: Any, a: Any = None, b: Any = None) -> Any:
     c = cond._data if isinstance(cond, Tensor) else np.asarray(cond)
     if a is None and b is None:
         return tuple(Tensor._wrap(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(c)))
-    if a is None or b is None:
-        raise TypeError("where() received an invalid combination of arguments")
+    if not is_operand(a) or not is_operand(b):
+        got = ", ".join(type(v).__name__ for v in (cond, a, b))
+        raise TypeError(
+            f"where() received an invalid combination of arguments - got ({got}), but expected "
+            "one of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor other, *, "
+            "Tensor out = None)\n * (Tensor condition, Number self, Tensor other)\n"
+            " * (Tensor condition, Tensor input, Number other)\n"
+            " * (Tensor condition, Number self, Number other)"
+        )
     if c.dtype != np.bool_:
         name = dtypes.SCALAR_NAMES[dtypes.from_numpy_dtype(c.dtype).name]
         raise RuntimeError(

@@ -19,7 +19,7 @@ from ..core.node import Node, edge_of
 from ..core.saved import FREED_MESSAGE, SavedTensor
 from ..core.tensor import Tensor
 from . import formula
-from ._record import record, should_record
+from ._record import announce, connect, record, should_record
 from .flat import gather_flat, scatter_flat
 from .shape import broadcast_shapes
 
@@ -31,16 +31,28 @@ OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
     "memory location. Please clone() the tensor before performing the operation."
 )
+PARTIAL_OVERLAP_MESSAGE = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+    "a single memory location. Please clone() the tensor before performing the operation."
+)
 # Views PyTorch forbids to write in place (and whose history it refuses once their base was
-# written): `_creation_meta` names why, the second half of PyTorch's message.
+# written): `_creation_meta` (ops/_record.py) names why, the second half of PyTorch's message.
+_AMBIGUOUS = (
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the {block} block (if "
+    "you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked)."
+)
 CREATION_META = {
     "multi_output": "This view is the output of a function that returns multiple views. Such "
     "functions do not allow the output views to be modified inplace. You should replace the "
     "inplace operation by an out-of-place one.",
-    "no_grad": "Given that this use case is ambiguous and error-prone, it is forbidden. You can "
-    "clarify your code by moving both the view and the inplace either both inside the no_grad "
-    "block (if you don't want the inplace to be tracked) or both outside (if you want the "
-    "inplace to be tracked).",
+    "no_grad": _AMBIGUOUS.format(block="no_grad"),
+    "inference": _AMBIGUOUS.format(block="inference_mode"),
+    "custom_function": "This view was created inside a custom Function (or because an input was "
+    "returned as-is) and the autograd logic to handle view+inplace would override the custom "
+    "backward associated with the custom Function, leading to incorrect gradients. This "
+    "behavior is forbidden. You can fix this by cloning the output of the custom Function.",
 }
 
 # When an in-place op refuses to write into an expanded tensor (several elements, one memory
@@ -58,22 +70,51 @@ def overlapping(a: np.ndarray) -> bool:
     )
 
 
+def _dense(a: np.ndarray) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: the elements fill their memory span exactly, in
+    some order of the dims (a transpose is dense, a slice with a step or an expand is not)."""
+    expected = a.itemsize
+    for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def partly_overlaps(out: np.ndarray, inp: np.ndarray) -> bool:
+    """PyTorch's overlap test of an in-place op's output and an input: refused when both are
+    dense, share memory and are not laid out the same (`x.add_(x[0])`); the same layout is an
+    ordinary in-place op, and layouts too hard to compare are let through, as PyTorch does."""
+    if not out.size or not inp.size or not np.may_share_memory(out, inp):
+        return False
+    if not (_dense(out) and _dense(inp)):
+        return False
+    same = _address(out) == _address(inp) and out.nbytes == inp.nbytes
+    return not (same and out.strides == inp.strides)
+
+
 def short_name(node: Node) -> str:
     """A node's name as PyTorch's messages print it: SplitBackward0 -> Split, TBackward1 -> T1."""
     return re.sub(r"Backward(\d+)$", lambda m: "" if m[1] == "0" else m[1], node.name())
 
 
 def _forbidden_view(view: Tensor, what: str) -> RuntimeError | None:
-    """PyTorch's error for writing `view` (or its base) in place, if its creation forbids it."""
+    """PyTorch's error for writing `view` (or its base) in place, if its creation forbids it
+    (handle_view_on_rebase)."""
     meta = view.__dict__.get("_creation_meta")
     if meta is None:
         return None
     node = view._grad_fn
-    if node is None:
-        head = (
-            f"A view was created in no_grad mode and {what} modified inplace with grad mode "
-            "enabled."
-        )
+    if meta in ("no_grad", "inference") or node is None:
+        if node is not None:
+            made = f"Output {view._output_nr} of {short_name(node)} is a view of a view which was"
+            made += " created in"
+        else:
+            made = "A view was created in"
+        if meta == "inference":
+            head = f"{made} inference mode and {what} modified inplace in normal mode."
+        else:
+            head = f"{made} no_grad mode and {what} modified inplace with grad mode enabled."
     else:
         head = (
             f"Output {view._output_nr} of {short_name(node)} is a view and {what} modified inplace."
@@ -97,9 +138,9 @@ def check_inplace(t: Tensor, recording: bool = True) -> None:
         error = _forbidden_view(t, "is being")
         if error is not None:
             raise error
-        if base._grad_fn is None and base._requires_grad:
+        if base._grad_fn is None and t.requires_grad:
             raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
-    if t._grad_fn is None and t._requires_grad:
+    if t._grad_fn is None and t.requires_grad:
         raise RuntimeError(LEAF_MESSAGE)
 
 
@@ -234,6 +275,8 @@ def run_inplace(
     check_inplace(t, recording)
     if overlap == EARLY and overlapping(t._data):
         raise RuntimeError(OVERLAP_MESSAGE)
+    if any(a is not t and partly_overlaps(t._data, a._data) for a in tensors):
+        raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
     if not recording:  # then `fn` records nothing either
         _write(t, fn(t, *args, **kwargs)._data, overlap, written)
         return t
@@ -322,24 +365,19 @@ class AsStridedBackward0(Node):
 
 def regenerate_view_history(view: Tensor, flat_index: np.ndarray | None = None) -> None:
     """Tensor._regenerate_view_history: after its base (or a sibling view) was written in place,
-    the view's history is a fresh AsStridedBackward0 linking it to the base's current one.
-    A view PyTorch forbids to write (an output of split, say) refuses. `flat_index`:
+    the view's history is a fresh AsStridedBackward0 linking it to the base's current one,
+    made whatever the grad mode (it replaces a history that existed). A view PyTorch forbids to
+    write (made under no_grad, an output of split...) refuses. `flat_index`:
     `_flat_index(view)`, when the caller has it."""
+    error = _forbidden_view(view, "its base or another view of its base has been")
+    if error is not None:
+        raise error
     base = view._base
-    if base.requires_grad:
-        error = _forbidden_view(view, "its base or another view of its base has been")
-        if error is not None:
-            raise error
     view._view_version = view._version_counter.value
-    node = None
-    if base.requires_grad:
-        node = record(
-            AsStridedBackward0,
-            view._data,
-            (base,),
-            flat_index=_flat_index(view) if flat_index is None else flat_index,
-            base_shape=tuple(base.shape),
-        )._grad_fn
+    node = connect(AsStridedBackward0(), (base,))
+    node.flat_index = _flat_index(view) if flat_index is None else flat_index
+    node.base_shape = tuple(base.shape)
+    announce(node, (base,), view)
     view._set_history(node, 0)
 
 
@@ -354,10 +392,12 @@ class CopyBackwards(Node):
 
 def copy(t: Tensor, src: Tensor) -> Tensor:
     """src broadcast to t and cast to t's dtype; an integer `t` takes no gradient, as in
-    PyTorch."""
+    PyTorch. A Python number is copied like a 0-d tensor."""
+    if isinstance(src, (bool, int, float)):
+        src = Tensor._wrap(np.asarray(src))
     if not isinstance(src, Tensor):
         raise TypeError(
-            f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}"
+            f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
         )
     shape = broadcast_shapes(tuple(t.shape), tuple(src.shape))
     if shape != tuple(t.shape):

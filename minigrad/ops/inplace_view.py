@@ -66,8 +66,8 @@ def _become(a: Tensor, view: Tensor) -> Tensor:
         # not _set_history: PyTorch's in-place view ops leave retain_grad and the tensor's hook
         # dict where they were (hooks registered later join that dict, on the old history)
         a._grad_fn, a._output_nr = node, 0
-    if a._base is not None:  # its history is current: no regeneration
-        a._view_version = a._version_counter.value
+        if a._base is not None:  # its history is current: no regeneration
+            a._view_version = a._version_counter.value
     return a
 
 

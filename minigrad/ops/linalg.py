@@ -153,8 +153,11 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
 
 
 def _squeezed(out: Tensor) -> Tensor:
-    """PyTorch squeezes mm's fresh (1, n) output in place (squeeze_(0), SqueezeBackward4)."""
-    return record(SqueezeBackward4, out._data[0], (out,), dim=0)
+    """PyTorch squeezes mm's fresh (1, n) output in place (squeeze_(0), SqueezeBackward4), which
+    counts a version."""
+    result = record(SqueezeBackward4, out._data[0], (out,), dim=0)
+    result._version_counter.value = 1
+    return result
 
 
 def _should_fold(a: Tensor, b: Tensor) -> bool:

@@ -17,7 +17,7 @@ from ..core import dtypes
 from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
-from ._record import record
+from ._record import argument_error, record
 from .elementwise import broadcast_operands
 from .indexing import scatter_into_zeros
 from .shape import wrap_dim, wrap_dims
@@ -81,14 +81,21 @@ class SumBackward1(Node):
         return (_expand_back(g, self.self_sym_sizes, self.dim, self.keepdim),)
 
 
+def _from_zero(total: Any) -> np.ndarray:
+    """A float sum as PyTorch's: its accumulator starts at +0.0, so a sum of -0.0s is +0.0
+    (numpy's starts from the first element and keeps -0.0)."""
+    total = np.asarray(total)
+    return total + 0.0 if total.dtype.kind == "f" else total
+
+
 @numpy_names
 def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tensor:  # noqa: A001
     out_dtype = _sum_dtype(a, dtype)
     if dim is None:
-        data = np.asarray(a._data.sum(dtype=out_dtype))
+        data = _from_zero(a._data.sum(dtype=out_dtype))
         return record(SumBackward0, data, (a,), self_sym_sizes=tuple(a.shape))
     dims = _dims(dim, a.ndim)
-    data = np.asarray(a._data.sum(axis=dims, keepdims=keepdim, dtype=out_dtype))
+    data = _from_zero(a._data.sum(axis=dims, keepdims=keepdim, dtype=out_dtype))
     return record(
         SumBackward1, data, (a,), self_sym_sizes=tuple(a.shape), dim=dims, keepdim=keepdim
     )
@@ -122,7 +129,7 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tenso
     dims = None if dim is None else _dims(dim, a.ndim)
     count = _count(a.shape, range(a.ndim) if dims is None else dims)
     with np.errstate(invalid="ignore"):  # the mean of nothing is nan, silently
-        data = np.asarray(x.sum(axis=dims, keepdims=keepdim) / x.dtype.type(count))
+        data = np.asarray(_from_zero(x.sum(axis=dims, keepdims=keepdim)) / x.dtype.type(count))
     if dims is None:
         return record(
             MeanBackward0, data, (a,), self_sym_sizes=tuple(a.shape), count=builtins.max(count, 1)
@@ -240,25 +247,25 @@ class MinimumBackward0(MaximumBackward0):
 
 def _binary_extreme(a: Tensor, b: Tensor, largest: bool) -> Tensor:
     (ta, tb), (x, y), _ = broadcast_operands(a, b)
-    data = np.maximum(x, y) if largest else np.minimum(x, y)
+    # PyTorch keeps `a` on a tie (maximum(-0.0, 0.0) is -0.0); numpy keeps its second argument
+    data = np.maximum(y, x) if largest else np.minimum(y, x)
     cls = MaximumBackward0 if largest else MinimumBackward0
     return record(cls, data, (ta, tb), save={"self": ta, "other": tb})
 
 
-def _tensor_other(name: str, other: Any) -> None:
-    if not isinstance(other, Tensor):
-        raise TypeError(
-            f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
-        )
+def _tensors(name: str, a: Any, other: Any) -> None:
+    for arg, position, value in (("input", 1, a), ("other", 2, other)):
+        if not isinstance(value, Tensor):
+            raise argument_error(name, arg, position, value)
 
 
 def maximum(a: Tensor, other: Tensor) -> Tensor:
-    _tensor_other("maximum", other)
+    _tensors("maximum", a, other)
     return _binary_extreme(a, other, largest=True)
 
 
 def minimum(a: Tensor, other: Tensor) -> Tensor:
-    _tensor_other("minimum", other)
+    _tensors("minimum", a, other)
     return _binary_extreme(a, other, largest=False)
 
 

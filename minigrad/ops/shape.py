@@ -283,8 +283,6 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
                 f"the existing size ({s}) at non-singleton dimension {lead + i}.  "
                 f"Target sizes: {list(sizes)}.  Tensor sizes: {list(a.shape)}"
             )
-    if target == tuple(a.shape) and not a.requires_grad:
-        return a
     out = record(
         ExpandBackward0, np.broadcast_to(a._data, target), (a,), self_sym_sizes=tuple(a.shape)
     )

@@ -1,8 +1,9 @@
 """Ops with several outputs (split, chunk, unbind): one node feeds every piece, as in PyTorch,
 and each piece is a view of the input. Pieces that get no gradient count as zeros.
 
-The pieces' `_creation_meta` is "multi_output": PyTorch forbids writing them in place, and once
-their base (or a sibling) is written, using their history is refused (ops/inplace.py)."""
+The pieces' `_creation_meta` is "multi_output" (made with grad mode on): PyTorch forbids writing
+them in place, and once their base (or a sibling) is written, using their history is refused
+(ops/inplace.py)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,7 @@ from .shape import cat, stack, wrap_dim
 
 def _views(a: Tensor, outs: list[Tensor], keys: list[tuple]) -> tuple[Tensor, ...]:
     for out, key in zip(outs, keys):
-        mark_view(out, a, lambda arr, k=key: arr[k])
-        out._creation_meta = "multi_output"
+        mark_view(out, a, lambda arr, k=key: arr[k], multi_output=True)
     return tuple(outs)
 
 
