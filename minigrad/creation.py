@@ -292,12 +292,12 @@ def random_uniform(shape: tuple, a: float = 0.0, b: float = 1.0) -> np.ndarray:
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
     """nn.init's fill (no graph: nn.init runs under no_grad); Tensor.normal_ is ops/writes.py's."""
     t._data[...] = random_normal(t.shape, mean, std)
-    t._version_counter.value += 1
+    t._bump()
     return t
 
 
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     """nn.init's fill (no graph: nn.init runs under no_grad); Tensor.uniform_ is ops/writes.py's."""
     t._data[...] = random_uniform(t.shape, a, b)
-    t._version_counter.value += 1
+    t._bump()
     return t

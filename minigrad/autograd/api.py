@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.node import edge_of
 from ..core.tensor import Size, Tensor
 from ..ops.shape import stack
 from . import engine
@@ -75,7 +76,7 @@ def _check_roots_and_inputs(outputs: tuple, inputs: tuple | None, retain: bool) 
     Tensor that does; `retain` (backward's `inputs=`): each input first keeps its .grad
     (retain_grad, which is what refuses one that does not require grad)."""
     for i, out in enumerate(outputs):
-        if not out.requires_grad:
+        if edge_of(out)[0] is None:  # (a view made under no_grad requires grad, has no edge)
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )

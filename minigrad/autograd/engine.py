@@ -51,6 +51,7 @@ from ..core.node import Node, edge_of
 from ..core.shapes import expandable, sum_to_array
 from ..core.tensor import Tensor
 from ..ops.inplace import copy
+from ..ops.shape import broadcast_shapes
 from .report import reporter_for
 
 GRAPH_ROOT = "torch::autograd::GraphRoot"  # the node PyTorch puts above several roots
@@ -137,7 +138,8 @@ class GraphTask:
         self.captures: dict[Node, list[tuple[int, int]]] = {}  # node -> (slot, result index)
         for idx, t in enumerate(inputs or ()):
             node, slot = edge_of(t)
-            self.captures.setdefault(node, []).append((slot, idx))
+            if node is not None:  # (no edge: no gradient can reach it, it gets None)
+                self.captures.setdefault(node, []).append((slot, idx))
         self.reaches, self.runs = init_to_execute(order, self.captures, inputs, capture)
         self.results: list = [None] * (len(inputs) if inputs is not None else 0)
         self.heap: list = []
@@ -205,13 +207,14 @@ def init_to_execute(
 ) -> tuple[set | None, set | None]:
     """With `inputs=`: the nodes gradients must reach (those with a path to an input) and the
     nodes that must run (those sending to one of them; and, for backward, the inputs' own
-    AccumulateGrads). None, None: everything, as without `inputs=`."""
+    nodes: an AccumulateGrad writes .grad, a non-leaf's grad_fn runs and sends nothing on, as
+    PyTorch's exec_info marks them). None, None: everything, as without `inputs=`."""
     if inputs is None:
         return None, None
     reaches = _with_path_to(order, set(captures))
     runs = {n for n in reaches if any(c in reaches for c, _ in n.next_functions if c)}
     if not capture:
-        runs.update(n for n in captures if n._is_accumulate_grad)
+        runs.update(captures)
     return reaches, runs
 
 
@@ -338,6 +341,11 @@ def call_function(task: GraphTask, node: Node, grads: list) -> list:
     else:
         arrays = call_node(task, node, [None if g is None else g._data.view() for g in grads])
         outs = [_tensor(g) for g in arrays]
+    if task.reaches is not None and node.masks_unneeded:  # what nothing needs is not computed
+        edges = node.next_functions
+        outs = [
+            g if n is not None and n in task.reaches else None for (n, _), g in zip(edges, outs)
+        ]
     for fn in tuple((node._post_hooks or {}).values()):
         result = call_hook(task, "post", node, None, fn, tuple(outs), tuple(grads))
         if result is not None:
@@ -377,6 +385,7 @@ def accumulate_grad(task: GraphTask, node: Node, grad) -> list:
     var = node.variable
     if grad is None or not var.requires_grad:  # requires_grad_(False), detach_() since
         return []
+    grad = _as_made(node, grad)
     with task.report.accumulating(node, grad):
         accumulate(var, grad, task.create_graph)
     hooks = var._post_acc_hooks
@@ -384,6 +393,16 @@ def accumulate_grad(task: GraphTask, node: Node, grad) -> list:
         for fn in tuple(hooks.values()):
             call_hook(task, "post_accumulate", node, 0, fn, var)
     return []
+
+
+def _as_made(node: Node, grad):
+    """The gradient in the shape the leaf had when its AccumulateGrad was made (PyTorch checks a
+    gradient against the receiving node's metadata): a leaf reshaped in place since (t_(),
+    unsqueeze_() under no_grad) gets it summed back to that shape."""
+    shape = node._input_meta[0][0]
+    if grad.shape == shape or not expandable(shape, tuple(grad.shape)):
+        return grad
+    return sum_to_array(grad, shape) if type(grad) is np.ndarray else grad.sum_to_size(shape)
 
 
 # --- the rules of .grad, and the checks ---------------------------------------------------------
@@ -403,6 +422,12 @@ def accumulate(t: Tensor, grad, create_graph: bool) -> None:
         else:
             t._grad = t._grad + grad
     elif t._grad is None:
+        if data.shape != t._data.shape:  # PyTorch copies it into the leaf's own layout
+            broadcast_shapes(t._data.shape, data.shape)
+            raise RuntimeError(
+                f"output with shape {list(t.shape)} doesn't match the broadcast shape "
+                f"{list(data.shape)}"
+            )
         if create_graph:
             t._grad = copy(Tensor._wrap(np.empty_like(data)), grad)
         else:
@@ -411,8 +436,15 @@ def accumulate(t: Tensor, grad, create_graph: bool) -> None:
     elif create_graph:
         t._grad = t._grad + grad
     else:
+        if data.shape != t._grad._data.shape:  # (the leaf changed shape: t_() under no_grad)
+            shape = np.broadcast_shapes(t._grad._data.shape, data.shape)
+            if shape != t._grad._data.shape:
+                raise RuntimeError(
+                    f"output with shape {list(t._grad.shape)} doesn't match the broadcast "
+                    f"shape {list(shape)}"
+                )
         t._grad._data += data
-        t._grad._version_counter.value += 1
+        t._grad._bump()
 
 
 def validate_outputs(node: Node, outs: tuple, arrays: bool = False) -> list:

@@ -34,6 +34,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     _forward_cls: type = None  # set per Function subclass
     runs_on_arrays = False  # the user's backward is written for Tensors
+    masks_unneeded = False  # its post-hooks see every gradient the user's backward returned
 
     def __init__(self) -> None:
         Node.__init__(self)

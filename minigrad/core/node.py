@@ -22,6 +22,10 @@ class Node:
     gradient for the forward op's i-th input; `_input_meta[i]` its (shape, dtype)."""
 
     _is_accumulate_grad = False
+    # With `inputs=`, a built-in node returns None for an input no path to an input needs
+    # (PyTorch's generated formulas ask should_compute_output); a custom Function's backward
+    # computes them all, and they are seen by its post-hooks (autograd/function.py).
+    masks_unneeded = True
     # A node's backward() is written with ops/formula.py's vocabulary, so a plain backward may
     # run it on numpy arrays (see `apply_arrays`). A node whose formula needs Tensors opts out.
     runs_on_arrays = True

@@ -29,3 +29,14 @@ def expandable(shape: tuple, to: tuple) -> bool:
         return np.broadcast_shapes(shape, to) == to
     except ValueError:
         return False
+
+
+def dense(a: np.ndarray) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: the elements fill their memory span exactly, in
+    some order of the dims (a transpose is dense, a slice with a step or an expand is not)."""
+    expected = a.itemsize
+    for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True

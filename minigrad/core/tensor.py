@@ -31,6 +31,11 @@ class _Untracked(_VersionCounter):
     __slots__ = ()
 
 
+INFERENCE_INPLACE_MESSAGE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
@@ -221,6 +226,15 @@ class Tensor:
     def output_nr(self) -> int:
         return self._output_nr
 
+    def _bump(self) -> None:
+        """Count an in-place write (PyTorch's increment_version). An inference tensor written
+        outside inference mode has no version to count: the write is done, then refused, as in
+        PyTorch."""
+        counter = self._version_counter
+        if type(counter) is _Untracked and not grad_mode.is_inference_mode_enabled():
+            raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
+        counter.value += 1
+
     @property
     def _version(self) -> int:
         if type(self._version_counter) is _Untracked:
@@ -281,10 +295,7 @@ class Tensor:
         dict on the new history. The in-place view ops (t_, squeeze_, ...) keep the link, so
         hooks added after them join the earlier ones on the old history, as PyTorch's do."""
         hooks = self._backward_hooks
-        # once there is a dict, check the raw fields as PyTorch does: reading grad_fn would
-        # regenerate a stale view's history and drop the dict, where PyTorch adds to it
-        raw = self._requires_grad or self._grad_fn is not None
-        if not (self.requires_grad if hooks is None else raw):
+        if not self.requires_grad:  # (the raw state: it never regenerates a view's history)
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if hooks is None:
             fn = self.grad_fn
@@ -346,8 +357,10 @@ class Tensor:
         return out
 
     def detach_(self) -> Tensor:
-        """No history, no requires_grad, in place; refused on a view, and (as in PyTorch) no
-        change at all to an inference tensor, which autograd never sees."""
+        """No history, no requires_grad, in place; refused on a view. As in PyTorch, no change
+        at all inside inference mode or to an inference tensor: autograd does not see them."""
+        if self._is_inference or grad_mode.is_inference_mode_enabled():
+            return self
         if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are "
@@ -358,8 +371,7 @@ class Tensor:
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
                 "solution."
             )
-        if not self._is_inference:
-            self._grad_fn, self._output_nr, self._requires_grad = None, 0, False
+        self._grad_fn, self._output_nr, self._requires_grad = None, 0, False
         return self
 
     @property

@@ -76,14 +76,20 @@ def _pow(self: Tensor, exponent: Any) -> Tensor:
     return ew.pow(self, exponent)
 
 
-def _inplace(fn, overlap: str = inplace.EARLY):
+def _inplace(fn, overlap: str = inplace.EARLY, wraps_numbers: bool = False):
     """`x.op_(...)`: the out-of-place op `fn` written back into x (ops/inplace.py); `overlap`:
-    when an expanded x is refused, relative to fn's own checks."""
+    when an expanded x is refused, relative to fn's own checks; `wraps_numbers`: the op takes
+    a Tensor operand (see run_inplace)."""
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return inplace.run_inplace(self, fn, args, kwargs, overlap)
+        return inplace.run_inplace(self, fn, args, kwargs, overlap, wraps_numbers=wraps_numbers)
 
     return method
+
+
+def _arithmetic_(fn):
+    """add_, sub_, mul_, div_: PyTorch wraps a number operand in a tensor."""
+    return _inplace(fn, wraps_numbers=True)
 
 
 def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -254,15 +260,15 @@ METHODS = {
     "uniform_": writes.uniform_,
     "normal_": writes.normal_,
     # in place
-    "add_": _named("add_", _inplace(ew.add)),
-    "sub_": _named("sub_", _inplace(ew.sub)),
-    "mul_": _named("mul_", _inplace(ew.mul)),
-    "div_": _named("div_", _inplace(ew.div)),
+    "add_": _named("add_", _arithmetic_(ew.add)),
+    "sub_": _named("sub_", _arithmetic_(ew.sub)),
+    "mul_": _named("mul_", _arithmetic_(ew.mul)),
+    "div_": _named("div_", _arithmetic_(ew.div)),
     "pow_": _named("pow_", _inplace(ew.pow)),
-    "__iadd__": _operator(_inplace(ew.add)),
-    "__isub__": _operator(_inplace(ew.sub)),
-    "__imul__": _operator(_inplace(ew.mul)),
-    "__itruediv__": _operator(_inplace(ew.div)),
+    "__iadd__": _operator(_arithmetic_(ew.add)),
+    "__isub__": _operator(_arithmetic_(ew.sub)),
+    "__imul__": _operator(_arithmetic_(ew.mul)),
+    "__itruediv__": _operator(_arithmetic_(ew.div)),
     "sigmoid_": _inplace(ew.sigmoid),
     "relu_": _inplace(ew.relu, inplace.LATE),
     "tanh_": _inplace(ew.tanh),

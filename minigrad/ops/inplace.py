@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core import grad_mode
 from ..core.dtypes import SCALAR_NAMES, from_numpy_dtype
 from ..core.node import Node, edge_of
 from ..core.saved import FREED_MESSAGE, SavedTensor
+from ..core.shapes import dense
 from ..core.tensor import Tensor
 from . import formula
 from ._record import announce, connect, record, should_record
@@ -62,6 +62,9 @@ CREATION_META = {
 EARLY, LATE, ALLOWED = "early", "late", "allowed"
 
 
+NUMBER = Tensor._wrap(np.zeros(()))  # stands for a Python number PyTorch wraps in a tensor
+
+
 def overlapping(a: np.ndarray) -> bool:
     """PyTorch's internal-overlap test: a dim of size > 1 with stride 0 (an expanded tensor)
     holding more than one element."""
@@ -70,24 +73,13 @@ def overlapping(a: np.ndarray) -> bool:
     )
 
 
-def _dense(a: np.ndarray) -> bool:
-    """PyTorch's is_non_overlapping_and_dense: the elements fill their memory span exactly, in
-    some order of the dims (a transpose is dense, a slice with a step or an expand is not)."""
-    expected = a.itemsize
-    for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n != 1):
-        if stride != expected:
-            return False
-        expected *= n
-    return True
-
-
 def partly_overlaps(out: np.ndarray, inp: np.ndarray) -> bool:
     """PyTorch's overlap test of an in-place op's output and an input: refused when both are
     dense, share memory and are not laid out the same (`x.add_(x[0])`); the same layout is an
     ordinary in-place op, and layouts too hard to compare are let through, as PyTorch does."""
     if not out.size or not inp.size or not np.may_share_memory(out, inp):
         return False
-    if not (_dense(out) and _dense(inp)):
+    if not (dense(out) and dense(inp)):
         return False
     same = _address(out) == _address(inp) and out.nbytes == inp.nbytes
     return not (same and out.strides == inp.strides)
@@ -124,13 +116,6 @@ def _forbidden_view(view: Tensor, what: str) -> RuntimeError | None:
 
 def check_inplace(t: Tensor, recording: bool = True) -> None:
     """PyTorch's checks before writing into `t`; `recording`: some input requires grad."""
-    if t._is_inference and not grad_mode._State.inference:
-        raise RuntimeError(
-            "Inplace update to inference tensor outside InferenceMode is not "
-            "allowed.You can make a clone to get a normal tensor before doing "
-            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
-            "details."
-        )
     if not recording:
         return
     base = t._base
@@ -187,7 +172,7 @@ def _write(t: Tensor, data: np.ndarray, overlap: str = EARLY, written: Any = Non
         dst[places] = data[places]  # in order: of the elements sharing a place, the last wins
     else:
         np.copyto(dst, data, casting="unsafe")
-    t._version_counter.value += 1
+    t._bump()
 
 
 def _rebind_saved(node: Node | None, result: Tensor, t: Tensor) -> None:
@@ -246,8 +231,25 @@ def memory_positions(view: np.ndarray, base: np.ndarray) -> np.ndarray:
     except (ValueError, TypeError):
         found = None
     if found is None or (found < 0).any():
-        raise RuntimeError("a view no longer lies in its base's memory (was .data replaced?)")
+        return _strided_positions(view, base)
     return found.copy()
+
+
+def _strided_positions(view: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """A view whose memory is no longer its base's (`.data` replaced one of them): its own
+    strides, from offset 0, read as positions in the base, as PyTorch's as_strided reads the
+    view's geometry against the base's storage."""
+    steps = [s // view.itemsize for s in view.strides]
+    found = sum(
+        np.arange(n, dtype=np.int64).reshape((n,) + (1,) * (view.ndim - d - 1)) * steps[d]
+        for d, n in enumerate(view.shape)
+    ) + np.zeros(view.shape, np.int64)
+    if found.size and (found.min() < 0 or found.max() >= base.size):
+        raise RuntimeError(
+            f"setStorage: sizes {list(view.shape)}, strides {steps}, storage offset 0 are out "
+            f"of bounds for a base of {base.size} elements (was .data replaced?)"
+        )
+    return found
 
 
 def _flat_index(view: Tensor) -> np.ndarray:
@@ -267,10 +269,16 @@ def run_inplace(
     kwargs: dict,
     overlap: str = EARLY,
     written: Callable[[], np.ndarray] | None = None,
+    wraps_numbers: bool = False,
 ) -> Tensor:
     """`apply_inplace`, with when to refuse an expanded `t` (EARLY, LATE, ALLOWED) and, for the
-    ops ALLOWED to write one, `written` (see `_write`)."""
-    tensors = [a for a in (t, *args, *kwargs.values()) if isinstance(a, Tensor)]
+    ops ALLOWED to write one, `written` (see `_write`). `wraps_numbers`: the op takes a Tensor
+    where a Python number is given (add_, mul_, copy_...): PyTorch wraps the number in a normal
+    tensor, so the op is recorded even on an inference tensor (clamp_ and fill_ take Scalars)."""
+    operands = (t, *args, *kwargs.values())
+    tensors = [a for a in operands if isinstance(a, Tensor)]
+    if wraps_numbers and any(isinstance(a, (int, float)) for a in operands):
+        tensors.append(NUMBER)
     recording = should_record(tensors)
     check_inplace(t, recording)
     if overlap == EARLY and overlapping(t._data):
@@ -388,6 +396,15 @@ class CopyBackwards(Node):
 
     def backward(self, g):
         return formula.zeros_like(g), (g if self.next_functions[1][0] is not None else None)
+
+
+def same_data(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two arrays over the very same elements in the same layout: PyTorch's copy_ returns at
+    once (no overlap check, no write)."""
+    return (
+        a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides
+        and _address(a) == _address(b)
+    )  # fmt: skip
 
 
 def copy(t: Tensor, src: Tensor) -> Tensor:

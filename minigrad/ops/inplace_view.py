@@ -59,7 +59,7 @@ IN_PLACE_NAME = {
 def _become(a: Tensor, view: Tensor) -> Tensor:
     """`a` takes the geometry and history of `view`, an out-of-place view of it."""
     a._data = view._data
-    a._version_counter.value += 1
+    a._bump()
     node = view._grad_fn
     if node is not None:
         node.__class__ = IN_PLACE_NAME[type(node)]  # same formula, the in-place op's name

@@ -12,10 +12,10 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.dtypes import SCALAR_NAMES
-from ..core.node import Node
+from ..core.node import Node, edge_of
 from ..core.tensor import Tensor
 from . import formula
-from ._record import record
+from ._record import record, should_record
 from .shape import SqueezeBackward4, broadcast_shapes, expand, unsafe_view
 
 
@@ -31,8 +31,15 @@ def _no_bool(t: Tensor, kernel: str, *operands: np.ndarray) -> None:
 
 
 def _saves(a: Tensor, b: Tensor, names: tuple[str, str]) -> dict:
-    """Each operand is saved only for the other one's gradient, as in PyTorch."""
-    return {names[0]: a if b.requires_grad else None, names[1]: b if a.requires_grad else None}
+    """Each operand is saved only for the other one's gradient, and only when that gradient
+    has somewhere to go (PyTorch's should_compute_output): a view made under no_grad requires
+    grad but has no edge, so nothing is saved for it. Nothing is asked when nothing records."""
+    if not should_record((a, b)):
+        return {}
+    return {
+        names[0]: a if edge_of(b)[0] is not None else None,
+        names[1]: b if edge_of(a)[0] is not None else None,
+    }
 
 
 def _needs(node: Node, i: int) -> bool:

@@ -643,10 +643,35 @@ def _softmax_input(a: Tensor, dim: int, dtype: Any, kernel: str) -> tuple[Tensor
     return a, dims
 
 
+def _c_order(a: np.ndarray) -> np.ndarray:
+    """PyTorch's softmax output is contiguous, whatever the input's layout (numpy keeps it)."""
+    return a if a.flags.c_contiguous else a.copy(order="C")
+
+
 class SoftmaxBackward0(Node):
     def backward(self, g):
-        r = self.saved("result")
-        return (r * (g - formula.sum_keepdim(g * r, self.dim)),)
+        return (softmax_backward_data(g, self.saved("result"), self.dim),)
+
+
+class SoftmaxBackwardDataBackward0(Node):
+    """softmax's gradient, recorded as one op under create_graph, as PyTorch records
+    _softmax_backward_data: its own gradients for grad_output and for the softmax's output."""
+
+    def backward(self, gg):
+        go, out, dim = self.saved("grad_output"), self.saved("output"), self.dim
+        g_go = softmax_backward_data(gg, out, dim) if self.next_functions[0][0] else None
+        if not self.next_functions[1][0]:
+            return g_go, None
+        sum_ = formula.sum_keepdim
+        return g_go, go * gg - sum_(out * go, dim) * gg - go * sum_(out * gg, dim)
+
+
+def softmax_backward_data(g: Any, out: Any, dim: tuple) -> Any:
+    """out * (g - sum(g * out)): on arrays the numbers, on Tensors a recorded op."""
+    gd, od = formula.data(g), formula.data(out)
+    data = od * (gd - (gd * od).sum(axis=dim, keepdims=True))
+    save = {"grad_output": g, "output": out}
+    return formula.result(SoftmaxBackwardDataBackward0, data, (g, out), save=save, dim=dim)
 
 
 def softmax(a: Tensor, dim: int, dtype=None) -> Tensor:
@@ -654,15 +679,38 @@ def softmax(a: Tensor, dim: int, dtype=None) -> Tensor:
     x = a._data
     if not a.dtype.is_floating_point:  # empty
         return Tensor._wrap(x.copy())
-    shifted = np.exp(x - x.max(axis=dims, keepdims=True))
-    data = shifted / shifted.sum(axis=dims, keepdims=True)
+    if x.size:
+        shifted = np.exp(x - x.max(axis=dims, keepdims=True))
+        data = _c_order(shifted / shifted.sum(axis=dims, keepdims=True))
+    else:  # (numpy's max of nothing raises)
+        data = x.copy()
     return record(SoftmaxBackward0, data, (a,), save_result=True, dim=dims)
 
 
 class LogSoftmaxBackward0(Node):
     def backward(self, g):
-        r = self.saved("result")
-        return (g - formula.exp(r) * formula.sum_keepdim(g, self.dim),)
+        return (log_softmax_backward_data(g, self.saved("result"), self.dim),)
+
+
+class LogSoftmaxBackwardDataBackward0(Node):
+    """log_softmax's gradient as one recorded op (PyTorch's _log_softmax_backward_data)."""
+
+    def backward(self, gg):
+        go, out, dim = self.saved("grad_output"), self.saved("output"), self.dim
+        g_go = None
+        if self.next_functions[0][0]:
+            g_go = gg - formula.sum_keepdim(gg * formula.exp(out), dim)
+        if not self.next_functions[1][0]:
+            return g_go, None
+        return g_go, -formula.sum_keepdim(go, dim) * formula.exp(out) * gg
+
+
+def log_softmax_backward_data(g: Any, out: Any, dim: tuple) -> Any:
+    """g - exp(out) * sum(g): on arrays the numbers, on Tensors a recorded op."""
+    gd, od = formula.data(g), formula.data(out)
+    data = gd - np.exp(od) * gd.sum(axis=dim, keepdims=True)
+    save = {"grad_output": g, "output": out}
+    return formula.result(LogSoftmaxBackwardDataBackward0, data, (g, out), save=save, dim=dim)
 
 
 def log_softmax(a: Tensor, dim: int, dtype=None) -> Tensor:
@@ -670,6 +718,9 @@ def log_softmax(a: Tensor, dim: int, dtype=None) -> Tensor:
     x = a._data
     if not a.dtype.is_floating_point:  # empty
         return Tensor._wrap(x.copy())
-    shifted = x - x.max(axis=dims, keepdims=True)
-    data = shifted - np.log(np.exp(shifted).sum(axis=dims, keepdims=True))
+    if x.size:  # (PyTorch's output is contiguous, whatever the input's layout)
+        shifted = x - x.max(axis=dims, keepdims=True)
+        data = _c_order(shifted - np.log(np.exp(shifted).sum(axis=dims, keepdims=True)))
+    else:  # (numpy's max of nothing raises)
+        data = x.copy()
     return record(LogSoftmaxBackward0, data, (a,), save_result=True, dim=dims)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core.dtypes import LEGACY_NAMES
 from ..core.node import Node
-from ..core.shapes import expandable, reduced_dims
+from ..core.shapes import dense, expandable, reduced_dims
 from ..core.tensor import Tensor
 from . import formula
 from ._record import mark_view, operands, record
@@ -386,11 +386,16 @@ class CloneBackward0(Node):
 
 
 def clone(a: Tensor) -> Tensor:
-    return record(CloneBackward0, a._data.copy(), (a,))
+    """PyTorch's preserve_format: a dense input keeps its layout (a transpose stays one), any
+    other is made contiguous."""
+    x = a._data
+    return record(CloneBackward0, x.copy(order="K" if dense(x) else "C"), (a,))
 
 
 def contiguous(a: Tensor) -> Tensor:
-    return a if a._data.flags.c_contiguous else clone(a)
+    if a._data.flags.c_contiguous:
+        return a
+    return record(CloneBackward0, a._data.copy(order="C"), (a,))
 
 
 class ToCopyBackward0(Node):

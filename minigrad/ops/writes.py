@@ -15,10 +15,10 @@ from ..core.dtypes import LEGACY_NAMES, SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
-from ._record import record
+from ._record import argument_error, is_operand, record
 from .elementwise import checked_scalar, masked_fill
 from .indexing import index_put, index_views, put_key, written_places
-from .inplace import ALLOWED, LATE, copy, overlapping, run_inplace
+from .inplace import ALLOWED, EARLY, LATE, copy, overlapping, run_inplace, same_data
 from .shape import broadcast_shapes, expand
 
 
@@ -70,7 +70,16 @@ def zero_(t: Tensor) -> Tensor:
 
 
 def copy_(t: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
-    return run_inplace(t, copy, (src,), {})
+    if not is_operand(src):
+        raise argument_error("copy_", "other", 1, src)
+    return copy_into(t, src)
+
+
+def copy_into(t: Tensor, src: Any) -> Tensor:
+    """`t.copy_(src)`; a copy onto the very same elements is let through even where `t` is
+    expanded, as PyTorch's copy_ returns before its overlap checks then."""
+    same = isinstance(src, Tensor) and same_data(t._data, src._data)
+    return run_inplace(t, copy, (src,), {}, ALLOWED if same else EARLY, wraps_numbers=True)
 
 
 EXPANDED_MASKED_FILL = (
@@ -117,7 +126,7 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     if advanced:
         _index_put_(view, advanced, value, sources)
     elif view.shape == value.shape:
-        run_inplace(view, copy, (value,), {})
+        copy_into(view, value)
     elif value.ndim == 0:
         run_inplace(view, fill, (value,), {})
     else:
@@ -127,7 +136,7 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
         src = value.view(shape)
         if src.shape != view.shape:
             src = expand(src, tuple(view.shape))
-        run_inplace(view, copy, (src,), {})
+        copy_into(view, src)
 
 
 def _index_put_(t: Tensor, advanced: dict, value: Tensor, sources: tuple) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-PRELUDE = '''
+PRELUDE = """
 LOG = []
 H = []
 
@@ -46,7 +46,8 @@ def prehook(name, scale=None):
 
 def posthook(name):
     def fn(grad_inputs, grad_outputs):
-        LOG.append((name, tuple(_copy(g) for g in grad_inputs), tuple(_copy(g) for g in grad_outputs)))
+        seen = tuple(_copy(g) for g in grad_inputs), tuple(_copy(g) for g in grad_outputs)
+        LOG.append((name, *seen))
     return fn
 
 
@@ -54,7 +55,7 @@ def accumulated(name):
     def fn(t):
         LOG.append((name, _copy(t.grad)))
     return fn
-'''
+"""
 
 VALUES = (0.5, -1.5, 2.0, 0.0, -0.0, 1.0, -0.25, 3.0, -2.0, 1.25)
 SPECIAL = ("float('inf')", "float('-inf')", "float('nan')")
@@ -330,9 +331,7 @@ def backward(p: Program) -> str | None:
     create = p.rng.choice(("", ", create_graph=True"))
     extra = ", materialize_grads=True" if p.rng.random() < 0.15 else ", allow_unused=True"
     var = p.new(wrt.shape, wrt.dtype)
-    return (
-        f"{var.name}, = torch.autograd.grad({a.name}.sum(), [{wrt.name}]{retain}{create}{extra})"
-    )
+    return f"{var.name}, = torch.autograd.grad({a.name}.sum(), [{wrt.name}]{retain}{create}{extra})"
 
 
 def grad_mode(p: Program) -> str:
