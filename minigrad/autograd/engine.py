@@ -316,9 +316,7 @@ def call_tensor_pre_hooks(task: GraphTask, node: Node, grads: list) -> None:
     """A tensor's own hooks on the gradient reaching it (they may replace it), then retain_grad.
     A leaf's hooks are its AccumulateGrad's `_tensor_hooks`, as in PyTorch."""
     for slot, hooks in (node._tensor_hooks or {}).items():
-        for fn in tuple(hooks.values()):
-            if grads[slot] is None:
-                break
+        for fn in tuple(hooks.values()):  # (an output that got no gradient: called with None)
             result = call_hook(task, "tensor", node, slot, fn, grads[slot])
             if result is not None:
                 grads[slot] = _check_hook_result(hook_name(fn), grads[slot], result)
@@ -385,7 +383,6 @@ def accumulate_grad(task: GraphTask, node: Node, grad) -> list:
     var = node.variable
     if grad is None or not var.requires_grad:  # requires_grad_(False), detach_() since
         return []
-    grad = _as_made(node, grad)
     with task.report.accumulating(node, grad):
         accumulate(var, grad, task.create_graph)
     hooks = var._post_acc_hooks
@@ -393,16 +390,6 @@ def accumulate_grad(task: GraphTask, node: Node, grad) -> list:
         for fn in tuple(hooks.values()):
             call_hook(task, "post_accumulate", node, 0, fn, var)
     return []
-
-
-def _as_made(node: Node, grad):
-    """The gradient in the shape the leaf had when its AccumulateGrad was made (PyTorch checks a
-    gradient against the receiving node's metadata): a leaf reshaped in place since (t_(),
-    unsqueeze_() under no_grad) gets it summed back to that shape."""
-    shape = node._input_meta[0][0]
-    if grad.shape == shape or not expandable(shape, tuple(grad.shape)):
-        return grad
-    return sum_to_array(grad, shape) if type(grad) is np.ndarray else grad.sum_to_size(shape)
 
 
 # --- the rules of .grad, and the checks ---------------------------------------------------------
@@ -422,12 +409,14 @@ def accumulate(t: Tensor, grad, create_graph: bool) -> None:
         else:
             t._grad = t._grad + grad
     elif t._grad is None:
-        if data.shape != t._data.shape:  # PyTorch copies it into the leaf's own layout
-            broadcast_shapes(t._data.shape, data.shape)
-            raise RuntimeError(
-                f"output with shape {list(t.shape)} doesn't match the broadcast shape "
-                f"{list(data.shape)}"
-            )
+        if data.shape != t._data.shape:  # the leaf changed shape in place (t_() under no_grad):
+            shape = broadcast_shapes(t._data.shape, data.shape)  # PyTorch copies the gradient
+            if shape != t._data.shape:  # into the leaf's current layout
+                raise RuntimeError(
+                    f"output with shape {list(t.shape)} doesn't match the broadcast shape "
+                    f"{list(shape)}"
+                )
+            grad = data = np.broadcast_to(data, shape).copy()
         if create_graph:
             t._grad = copy(Tensor._wrap(np.empty_like(data)), grad)
         else:
@@ -471,7 +460,7 @@ def validate_outputs(node: Node, outs: tuple, arrays: bool = False) -> list:
         if data.shape == shape and data.dtype == np_dtype:
             continue  # the common case: nothing to check further
         if data.shape != shape:
-            if not arrays and not expandable(shape, data.shape):  # array formulas are ours
+            if not expandable(shape, data.shape):
                 raise RuntimeError(
                     f"Function {node.name()} returned an invalid gradient at index "
                     f"{i} - got {list(data.shape)} but expected shape compatible with "
@@ -486,9 +475,11 @@ def validate_outputs(node: Node, outs: tuple, arrays: bool = False) -> list:
     return fixed
 
 
-def _check_hook_result(name: str, old: Tensor, new) -> Tensor:
+def _check_hook_result(name: str, old: Tensor | None, new) -> Tensor:
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Tensor or None (got {type(new).__name__})")
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     if new.shape != old.shape:
         raise RuntimeError(
             f"hook '{name}' has changed the size of value (was {list(old.shape)} "

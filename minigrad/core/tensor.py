@@ -255,19 +255,21 @@ class Tensor:
                     "assigned grad expected to be a Tensor or None but got grad of "
                     f"type {type(value).__name__}"
                 )
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
+            if value.dtype != self.dtype:  # (PyTorch checks the dtype before the size)
+                given = dtypes.C_NAMES[value.dtype.name]
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{given}'"
+                    f" to a tensor with grad_dtype '{dtypes.SCALAR_NAMES[self.dtype.name]}'. The "
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype)."
+                )
             if value.shape != self.shape:
                 raise RuntimeError(
                     f"attempting to assign a gradient of size "
                     f"'{list(value.shape)}' to a tensor of size '{list(self.shape)}'"
                     ". Please ensure that the gradient and the tensor are the same "
                     "size"
-                )
-            if value.dtype != self.dtype:
-                given = dtypes.C_NAMES[value.dtype.name]
-                raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{given}'"
-                    f" to a tensor with grad_dtype '{dtypes.SCALAR_NAMES[self.dtype.name]}'. The "
-                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype)."
                 )
         self._grad = value
 
@@ -279,7 +281,7 @@ class Tensor:
         """Keep this non-leaf's gradient in `.grad` (no-op on leaves, an error without grad)."""
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.is_leaf or self._retains_grad:
+        if self._grad_fn is None or self._retains_grad:  # (a leaf by its raw state, as PyTorch)
             return
         # the engine stores the gradient reaching this slot into .grad (engine.accumulate)
         self.grad_fn._hook_dict("_retain_hooks")[self._output_nr] = weakref.ref(self)
@@ -351,8 +353,12 @@ class Tensor:
 
     # --- detaching and data sharing -------------------------------------------------------
     def detach(self) -> Tensor:
-        """Same storage and version counter, no history: in-place changes stay visible."""
-        out = Tensor._wrap(self._data, counter=self._version_counter)
+        """Same storage and version counter, no history: in-place changes stay visible. (An
+        inference tensor's detach() outside inference mode gets a version of its own.)"""
+        counter = self._version_counter
+        if type(counter) is _Untracked and not grad_mode.is_inference_mode_enabled():
+            counter = _VersionCounter()
+        out = Tensor._wrap(self._data, counter=counter)
         out._is_inference = self._is_inference
         return out
 
@@ -384,7 +390,14 @@ class Tensor:
 
     @data.setter
     def data(self, value: Tensor) -> None:
+        """Takes `value`'s storage (and with it whether it is an inference tensor, as
+        PyTorch's set_data takes its key set); the version counter and history stay. A new
+        dtype also gets the leaf a new AccumulateGrad, as in PyTorch (the old one checks
+        gradients against the old dtype)."""
+        if value._data.dtype != self._data.dtype:
+            self._grad_acc_ref = None
         self._data = value._data
+        self._is_inference = value._is_inference
 
     def _is_view(self) -> bool:
         return self._base is not None

@@ -191,14 +191,19 @@ def record_many(
 
 
 def connect(node: Node, inputs: tuple) -> Node:
-    """Give `node` one edge per input (where that input's gradient goes) and its metadata."""
+    """Give `node` one edge per input (where that input's gradient goes) and the metadata the
+    gradient sent there is checked against (PyTorch's: the receiving node's)."""
     edges, metas = [], []
     for t in inputs:
         if t is None:
             edges.append((None, 0))
             metas.append(None)
+            continue
+        edge = edge_of(t)
+        edges.append(edge)
+        if t._grad_fn is None and edge[0] is not None:  # a leaf: its AccumulateGrad's shape,
+            metas.append(edge[0]._input_meta[0])  # made before any in-place reshape (t_())
         else:
-            edges.append(edge_of(t))
             metas.append((t._data.shape, t._data.dtype))
     node.next_functions, node._input_meta = tuple(edges), tuple(metas)
     return node

@@ -40,28 +40,40 @@ def _basic(a: Tensor, key: tuple, cls: type[Node]) -> Tensor:
     return mark_view(out, a, lambda arr: arr[view_key])
 
 
-class SelectBackward0(Node):
-    def backward(self, g):
-        return (scatter_into_zeros(g, self.self_sym_sizes, self.key),)
-
-
-class ScatterBackward(Node):
-    """Backward of scatter_into_zeros: read the gradient back at the same positions."""
+class ScatterBackward0(Node):
+    """Backward of scatter_into_zeros: read the gradient back at the same positions. Recorded
+    under create_graph with the name PyTorch's indexing backward records (below)."""
 
     def backward(self, g):
         return (g[self.key],)
 
 
-class IndexPutBackward0Grad(ScatterBackward):
+class SelectBackwardBackward0(ScatterBackward0):
     pass
 
 
-def scatter_into_zeros(g: Any, shape: tuple, key: Any) -> Any:
-    """Zeros of `shape` with g added at `key` (repeats add up): indexing's backward."""
+class SliceBackwardBackward0(ScatterBackward0):
+    pass
+
+
+class IndexPutImplBackward0(ScatterBackward0):
+    pass
+
+
+def scatter_into_zeros(g: Any, shape: tuple, key: Any, recorded_as: type[Node]) -> Any:
+    """Zeros of `shape` with g added at `key` (repeats add up): indexing's backward, recorded
+    under create_graph as `recorded_as`."""
     g_data = formula.data(g)
     data = np.zeros(shape, dtype=g_data.dtype)
     np.add.at(data, key, g_data)
-    return formula.result(IndexPutBackward0Grad, data, (g,), key=key)
+    return formula.result(recorded_as, data, (g,), key=key)
+
+
+class SelectBackward0(Node):
+    recorded_as: type[Node] = SelectBackwardBackward0
+
+    def backward(self, g):
+        return (scatter_into_zeros(g, self.self_sym_sizes, self.key, self.recorded_as),)
 
 
 def select(a: Tensor, dim: int, index: int) -> Tensor:
@@ -82,7 +94,7 @@ def _select(a: Tensor, d: int, index: int) -> Tensor:
 
 
 class SliceBackward0(SelectBackward0):
-    pass
+    recorded_as = SliceBackwardBackward0
 
 
 def _slice(a: Tensor, dim: int, k: slice, always: bool = False) -> Tensor:
@@ -103,10 +115,12 @@ class IndexBackward0(SelectBackward0):
     """Advanced indexing. The index tensors are saved as PyTorch saves them (version-checked);
     the gradient is scattered with the positions the forward read (`key`)."""
 
+    recorded_as = IndexPutImplBackward0
+
     def backward(self, g):
         for name in self.index_names:
             self.saved(name)  # refuses if that index tensor was changed in place since
-        return (scatter_into_zeros(g, self.self_sym_sizes, self.key),)
+        return (scatter_into_zeros(g, self.self_sym_sizes, self.key, self.recorded_as),)
 
 
 def _numpy_key(a: Tensor, advanced: dict[int, np.ndarray]) -> tuple:

@@ -11,7 +11,7 @@ from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
 from ._record import record
-from .indexing import scatter_into_zeros
+from .indexing import ScatterBackward0, scatter_into_zeros
 from .shape import wrap_dim
 
 SortResult = namedtuple("sort", ["values", "indices"])
@@ -30,7 +30,7 @@ class SortBackward0(Node):
             else np.arange(s).reshape([-1 if i == d else 1 for i in range(idx.ndim)])
             for d, s in enumerate(self.shape)
         )
-        return (scatter_into_zeros(g, self.shape, key),)
+        return (scatter_into_zeros(g, self.shape, key, ScatterBackward0),)
 
 
 class SortBackward1(SortBackward0):

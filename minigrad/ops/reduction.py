@@ -19,7 +19,7 @@ from ..core.tensor import Tensor
 from . import formula
 from ._record import argument_error, record
 from .elementwise import broadcast_operands
-from .indexing import scatter_into_zeros
+from .indexing import ScatterBackward0, scatter_into_zeros
 from .shape import wrap_dim, wrap_dims
 
 
@@ -185,7 +185,7 @@ class _IndexedReduce(Node):
             else np.arange(s).reshape([-1 if i == d else 1 for i in range(len(self.shape))])
             for d, s in enumerate(self.shape)
         )
-        return (scatter_into_zeros(g, self.shape, key),)
+        return (scatter_into_zeros(g, self.shape, key, ScatterBackward0),)
 
 
 class MaxBackward0(_IndexedReduce):

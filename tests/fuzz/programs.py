@@ -16,6 +16,7 @@ to `LOG`, and some return a replacement, so the two libraries' hook calls can be
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -130,11 +131,22 @@ def literal(rng: random.Random, shape: tuple[int, ...], special: bool) -> str:
 # --- what a step can be ---------------------------------------------------------------------
 def make_leaf(p: Program) -> str:
     shape, dtype = p.rng.choice(SHAPES), p.rng.choice(FLOATS)
-    grad = p.rng.random() < 0.8
+    roll = p.rng.random()
+    if roll < 0.08:  # an integer tensor: ops on it must not record, requires_grad is refused
+        var = p.new(shape, "int64")
+        values = _ints(literal(p.rng, shape, special=False))
+        flag = ", requires_grad=True" if p.rng.random() < 0.2 else ""
+        return f"{var.name} = torch.tensor({values}, dtype=torch.int64{flag})"
+    grad = roll < 0.8
     var = p.new(shape, dtype)
     flag = ", requires_grad=True" if grad else ""
     values = literal(p.rng, shape, special=p.rng.random() < 0.2)
     return f"{var.name} = torch.tensor({values}, dtype=torch.{dtype}{flag})"
+
+
+def _ints(values: str) -> str:
+    """A nested float literal as integers (1.25 -> 1, -0.25 -> 0)."""
+    return re.sub(r"-?\d+(?:\.\d*)?|float\('[^']*'\)", lambda m: str(int(float(m[0]))), values)
 
 
 UNARY = (
@@ -236,6 +248,19 @@ def views(a: Var) -> list[tuple[str, tuple]]:
     return found
 
 
+def pieces(p: Program) -> str | None:
+    """`tK, tL = t.unbind()` (or chunk/split): a multi-output node, some of whose outputs the
+    program may never use (hooks on them, pre-hooks on the node, see what PyTorch passes)."""
+    a = p.pick(lambda v: v.ndim >= 1 and v.shape[0] in (2, 3))
+    if a is None:
+        return None
+    n, rest = a.shape[0], a.shape[1:]
+    op = p.rng.choice(("unbind()", "split(1)", f"chunk({n})"))
+    shape = rest if op == "unbind()" else (1,) + rest
+    names = [p.new(shape, a.dtype).name for _ in range(n)]
+    return f"{', '.join(names)} = {a.name}.{op}"
+
+
 def view(p: Program) -> str | None:
     a = p.pick()
     if a is None:
@@ -285,11 +310,27 @@ def autograd_state(p: Program) -> str | None:
         f"{a.name}.requires_grad_(False)",
         f"{a.name}.retain_grad()",
         f"{a.name}.grad = None",
+        f"{a.name}.grad = torch.ones_like({a.name})",
+        f"{a.name}.grad = {a.name}",
         f"{a.name}.data = {a.name}.detach() * 2",
     ]
-    if p.rng.random() < 0.3:
+    roll = p.rng.random()
+    if roll < 0.3:
         var = p.new(a.shape, a.dtype)
         return f"{var.name} = {a.name}.data"
+    if roll < 0.45:  # dtypes meeting gradients: integer results, mixed fills, bool exponents
+        other = p.partner(a)
+        expr = p.rng.choice(
+            (
+                f"{a.name}.long()",
+                f"{a.name}.long().float()",
+                f"{a.name}.masked_fill({a.name} > 0, {other})",
+                f"{a.name}.pow(True)",
+                f"{a.name}.long() * {other}",
+            )
+        )
+        var = p.new(a.shape, a.dtype)
+        return f"{var.name} = {expr}"
     return p.rng.choice(choices)
 
 
@@ -346,6 +387,7 @@ STEPS = (
     (reduction, 2),
     (matmul, 1),
     (view, 4),
+    (pieces, 1),
     (inplace, 4),
     (autograd_state, 2),
     (hook_step, 2),
