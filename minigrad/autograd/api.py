@@ -163,7 +163,7 @@ def grad(
                 )
             if materialize_grads:  # PyTorch: zeros_like(input, requires_grad=create_graph)
                 g = Tensor._wrap(np.zeros(t.shape, dtype=t._data.dtype), create_graph)
-        elif not create_graph:
+        elif not create_graph and g._grad_fn is not None:  # (else as captured: maybe a view)
             g = g.detach()
         final.append(g)
     return tuple(final)

@@ -50,6 +50,7 @@ from ..core.hooks import hook_name
 from ..core.node import Node, edge_of
 from ..core.shapes import expandable, sum_to_array
 from ..core.tensor import Tensor
+from ..ops._record import mark_view
 from ..ops.inplace import copy
 from ..ops.shape import broadcast_shapes
 from .report import reporter_for
@@ -338,7 +339,7 @@ def call_function(task: GraphTask, node: Node, grads: list) -> list:
         outs = call_node(task, node, grads)
     else:
         arrays = call_node(task, node, [None if g is None else g._data.view() for g in grads])
-        outs = [_tensor(g) for g in arrays]
+        outs = [_as_gradient(g, grads) for g in arrays]
     if task.reaches is not None and node.masks_unneeded:  # what nothing needs is not computed
         edges = node.next_functions
         outs = [
@@ -496,6 +497,18 @@ def _check_nan(name: str, outs: Sequence) -> None:
     for i, g in enumerate(outs):
         if g is not None and g.dtype.is_floating_point and np.isnan(g._data).any():
             raise RuntimeError(f"Function '{name}' returned nan values in its {i}th output.")
+
+
+def _as_gradient(g: np.ndarray | None, incoming: list) -> Tensor | None:
+    """A node's array result as a Tensor; one that is a view of a gradient the node was handed
+    (SumBackward0's expand, ViewBackward0's reshape) is that gradient's view, as in PyTorch,
+    made with grad mode off: writing it in place later under grad mode is refused."""
+    out = _tensor(g)
+    if g is not None and g.base is not None:
+        for source in incoming:
+            if source is not None and np.may_share_memory(g, source._data):
+                return mark_view(out, source)
+    return out
 
 
 def _tensor(g) -> Tensor | None:

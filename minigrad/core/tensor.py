@@ -68,7 +68,6 @@ class Tensor:
     _output_nr = 0
     _grad = None
     _base = None
-    _view_fn = None
     _view_version = 0
     _backward_hooks = None
     _post_acc_hooks = None
@@ -487,7 +486,7 @@ def _claim_attribute_names() -> None:
     t = Tensor.__new__(Tensor)
     for name in (
         "_data", "_version_counter", "_grad_fn", "_requires_grad", "_output_nr", "_grad",
-        "_wrapped_number", "_base", "_view_fn", "_view_version", "_is_inference",
+        "_wrapped_number", "_base", "_view_version", "_is_inference",
         "_creation_meta", "_grad_acc_ref", "_retains_grad", "_backward_hooks", "_post_acc_hooks",
     ):  # fmt: skip
         setattr(t, name, None)

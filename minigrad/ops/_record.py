@@ -222,21 +222,16 @@ def announce(node: Node, inputs: tuple, out: Tensor) -> None:
         )
 
 
-def mark_view(out: Tensor, base: Tensor, view_fn, multi_output: bool = False) -> Tensor:
-    """Remember that `out` shares `base`'s storage (PyTorch's `as_view`): the root base, a way to
-    re-slice it, the same version counter, and how the view was made (`_creation_meta`), which
-    decides whether writing it in place is allowed later (ops/inplace.py). A view of an
+def mark_view(out: Tensor, base: Tensor, multi_output: bool = False) -> Tensor:
+    """Remember that `out` shares `base`'s storage (PyTorch's `as_view`): the root base, the
+    same version counter, and how the view was made (`_creation_meta`), which decides whether
+    writing it in place is allowed later (ops/inplace.py). Where its elements lie in the base is
+    read off the memory both share when needed (inplace.memory_positions). A view of an
     inference tensor is a plain inference tensor, as in PyTorch."""
     if base._is_inference:
         out._is_inference, out._version_counter = True, base._version_counter
         return out
-    root = base._base if base._base is not None else base
-    if base._base is not None:
-        outer = base._view_fn
-        out._view_fn = lambda arr: view_fn(outer(arr))
-    else:
-        out._view_fn = view_fn
-    out._base = root
+    out._base = base._base if base._base is not None else base
     out._version_counter = base._version_counter
     out._view_version = base._version_counter.value
     out._is_inference = False

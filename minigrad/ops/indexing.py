@@ -37,7 +37,7 @@ def _as_tuple(key: Any) -> bool:
 def _basic(a: Tensor, key: tuple, cls: type[Node]) -> Tensor:
     view_key = key if Ellipsis in key else key + (Ellipsis,)  # keeps 0-d results numpy views
     out = record(cls, a._data[view_key], (a,), self_sym_sizes=tuple(a.shape), key=key)
-    return mark_view(out, a, lambda arr: arr[view_key])
+    return mark_view(out, a)
 
 
 class ScatterBackward0(Node):

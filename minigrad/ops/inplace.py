@@ -281,7 +281,9 @@ def run_inplace(
     tensors = [a for a in operands if isinstance(a, Tensor)]
     if wraps_numbers and any(isinstance(a, (int, float)) for a in operands):
         tensors.append(NUMBER)
-    recording = should_record(tensors)
+    # an integer `t` records nothing whatever its operands (PyTorch masks requires_grad by
+    # the output's dtype)
+    recording = should_record(tensors) and t._data.dtype.kind in "fc"
     check_inplace(t, recording)
     if overlap == EARLY and overlapping(t._data):
         raise RuntimeError(OVERLAP_MESSAGE)

@@ -82,7 +82,7 @@ def _as_view(a: Tensor, shape: tuple, cls: type[Node]) -> Tensor | None:
     except ValueError:
         return None
     out = record(cls, data, (a,), self_sym_sizes=tuple(a.shape))
-    return mark_view(out, a, lambda arr: arr.reshape(shape))
+    return mark_view(out, a)
 
 
 def view(a: Tensor, *shape: Any) -> Tensor:
@@ -141,7 +141,7 @@ def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     dim0, dim1 = wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim)
     data = np.swapaxes(a._data, dim0, dim1) if a.ndim else a._data.view()
     out = record(TransposeBackward0, data, (a,), dim0=dim0, dim1=dim1)
-    return mark_view(out, a, lambda arr: np.swapaxes(arr, dim0, dim1) if arr.ndim else arr)
+    return mark_view(out, a)
 
 
 def mT(a: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
@@ -163,7 +163,7 @@ def t(a: Tensor) -> Tensor:
     if a.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
     out = record(TBackward0, a._data.T, (a,))
-    return mark_view(out, a, np.transpose)
+    return mark_view(out, a)
 
 
 class PermuteBackward0(Node):
@@ -183,7 +183,7 @@ def permute(a: Tensor, *dims: Any) -> Tensor:
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     out = record(PermuteBackward0, np.transpose(a._data, dims), (a,), dims=dims)
-    return mark_view(out, a, lambda arr: np.transpose(arr, dims))
+    return mark_view(out, a)
 
 
 _WARNED: set[str] = set()
@@ -219,7 +219,7 @@ class UnsqueezeBackward0(Node):
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
     d = wrap_dim(dim, a.ndim + 1)
     out = record(UnsqueezeBackward0, np.expand_dims(a._data, d), (a,), dim=d)
-    return mark_view(out, a, lambda arr: np.expand_dims(arr, d))
+    return mark_view(out, a)
 
 
 class SqueezeBackward0(Node):
@@ -251,7 +251,7 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
         axes = tuple(d for d in wrap_dims(dim, a.ndim) if a.ndim and a.shape[d] == 1)
         cls = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward2
     out = record(cls, np.squeeze(a._data, axis=axes), (a,), self_sym_sizes=tuple(a.shape))
-    return mark_view(out, a, lambda arr: np.squeeze(arr, axis=axes))
+    return mark_view(out, a)
 
 
 class ExpandBackward0(Node):
@@ -286,7 +286,7 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
     out = record(
         ExpandBackward0, np.broadcast_to(a._data, target), (a,), self_sym_sizes=tuple(a.shape)
     )
-    return mark_view(out, a, lambda arr: np.broadcast_to(arr, target))
+    return mark_view(out, a)
 
 
 def sum_to_size(a: Tensor, *shape: Any) -> Tensor:

@@ -17,9 +17,9 @@ from ._record import mark_view, record_many
 from .shape import cat, stack, wrap_dim
 
 
-def _views(a: Tensor, outs: list[Tensor], keys: list[tuple]) -> tuple[Tensor, ...]:
-    for out, key in zip(outs, keys):
-        mark_view(out, a, lambda arr, k=key: arr[k], multi_output=True)
+def _views(a: Tensor, outs: list[Tensor]) -> tuple[Tensor, ...]:
+    for out in outs:
+        mark_view(out, a, multi_output=True)
     return tuple(outs)
 
 
@@ -47,7 +47,7 @@ def _pieces(a: Tensor, d: int, sizes: list[int], cls: type[Node]) -> tuple[Tenso
         for lo, hi in zip(bounds[:-1], bounds[1:])
     ]
     outs = record_many(cls, [a._data[k] for k in keys], (a,), dim=d)
-    return _views(a, outs, keys)
+    return _views(a, outs)
 
 
 def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
@@ -98,4 +98,4 @@ def unbind(a: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
         return ()
     keys = [(slice(None),) * d + (i, Ellipsis) for i in range(a.shape[d])]
     outs = record_many(UnbindBackward0, [a._data[k] for k in keys], (a,), dim=d)
-    return _views(a, outs, keys)
+    return _views(a, outs)
