@@ -44,7 +44,7 @@ from .creation import (
     zeros,
     zeros_like,
 )
-from .ops import binary_function
+from .ops import binary_function as _binary_function
 from .ops import elementwise as _ew
 from .ops import index_add as _index_add
 from .ops import indexing as _ix
@@ -61,7 +61,7 @@ double = float64
 long = int64
 half = float16
 
-add, sub, mul, div = (binary_function(n, getattr(_ew, n)) for n in ("add", "sub", "mul", "div"))
+add, sub, mul, div = (_binary_function(n, getattr(_ew, n)) for n in ("add", "sub", "mul", "div"))
 pow = _ew.pow  # noqa: A001
 neg, exp, log, sin, cos, tanh = _ew.neg, _ew.exp, _ew.log, _ew.sin, _ew.cos, _ew.tanh
 sigmoid, relu, abs, sqrt, clamp = _ew.sigmoid, _ew.relu, _ew.abs, _ew.sqrt, _ew.clamp  # noqa: A001

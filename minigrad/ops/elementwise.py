@@ -384,8 +384,24 @@ def cos(a: Tensor) -> Tensor:
 
 class TanhBackward0(Node):
     def backward(self, g):
-        r = self.saved("result")
-        return (g * (1 - r * r),)
+        return (tanh_backward(g, self.saved("result")),)
+
+
+class TanhBackwardBackward0(Node):
+    """tanh's gradient as one recorded op under create_graph (PyTorch's tanh_backward)."""
+
+    def backward(self, gg):
+        go, y = self.saved("grad_output"), self.saved("output")
+        g_go = tanh_backward(gg, y) if self.next_functions[0][0] else None
+        return g_go, (gg * (-2 * y * go) if self.next_functions[1][0] else None)
+
+
+def tanh_backward(g: Any, y: Any) -> Any:
+    """g * (1 - y²) for tanh's output y: the numbers, or on Tensors a recorded op."""
+    gd, yd = formula.data(g), formula.data(y)
+    data = gd * (1 - yd * yd)
+    save = {"grad_output": g, "output": y}
+    return formula.result(TanhBackwardBackward0, data, (g, y), save=save)
 
 
 def tanh(a: Tensor) -> Tensor:
@@ -401,8 +417,24 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 class SigmoidBackward0(Node):
     def backward(self, g):
-        r = self.saved("result")
-        return (g * r * (1 - r),)
+        return (sigmoid_backward(g, self.saved("result")),)
+
+
+class SigmoidBackwardBackward0(Node):
+    """sigmoid's gradient as one recorded op under create_graph (PyTorch's sigmoid_backward)."""
+
+    def backward(self, gg):
+        go, y = self.saved("grad_output"), self.saved("output")
+        g_go = sigmoid_backward(gg, y) if self.next_functions[0][0] else None
+        return g_go, (gg * go * (1 - 2 * y) if self.next_functions[1][0] else None)
+
+
+def sigmoid_backward(g: Any, y: Any) -> Any:
+    """g * y * (1 - y) for sigmoid's output y: the numbers, or on Tensors a recorded op."""
+    gd, yd = formula.data(g), formula.data(y)
+    data = gd * yd * (1 - yd)
+    save = {"grad_output": g, "output": y}
+    return formula.result(SigmoidBackwardBackward0, data, (g, y), save=save)
 
 
 def sigmoid(a: Tensor) -> Tensor:
@@ -634,7 +666,7 @@ class MaskedFillBackward0(Node):
     """The mask is saved as PyTorch saves it (version-checked)."""
 
     def backward(self, g):
-        return (formula.keep(~formula.data(self.saved("mask")), g),)
+        return (formula.keep(~formula.data(self.saved("mask")), g, formula.MaskedFillKeep),)
 
 
 class MaskedFillBackward1(Node):

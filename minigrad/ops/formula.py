@@ -52,10 +52,17 @@ class KeepBackward(Node):
         return "WhereBackward0"
 
     def backward(self, gg):
-        return (keep(self.mask, gg),)
+        return (keep(self.mask, gg, type(self)),)
 
 
-def keep(mask: Any, g: Any) -> Any:
+class MaskedFillKeep(KeepBackward):
+    """`keep` as masked_fill's backward records it: grad.masked_fill(mask, 0)."""
+
+    def name(self) -> str:
+        return "MaskedFillBackward0"
+
+
+def keep(mask: Any, g: Any, recorded_as: type[Node] = KeepBackward) -> Any:
     """g where `mask` holds and exactly 0 elsewhere: the one way formulas mask a gradient.
 
     The masked-out places are selected away, never multiplied by 0, so an inf or NaN arriving in
@@ -67,8 +74,23 @@ def keep(mask: Any, g: Any) -> Any:
     m = data(mask)
     if isinstance(g, Tensor):
         out = np.where(m, g._data, g._data.dtype.type(0))
-        return record(KeepBackward, out, (g,), mask=m)
+        return record(recorded_as, out, (g,), mask=m)
     return np.where(m, g, g.dtype.type(0))
+
+
+class DivBackward1(Node):
+    """`divide` recorded under create_graph: a division by a number, as PyTorch's C++ formulas
+    divide (div.Scalar), where a Python `t / n` records DivBackward0."""
+
+    def backward(self, gg):
+        return (divide(gg, self.other),)
+
+
+def divide(x: Any, number: float) -> Any:
+    """x / number, recorded as DivBackward1 on Tensors (mean's and the losses' 1 / numel)."""
+    if isinstance(x, Tensor):
+        return record(DivBackward1, x._data / x._data.dtype.type(number), (x,), other=number)
+    return x / number
 
 
 def sign(x: Any) -> np.ndarray:

@@ -18,7 +18,7 @@ from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
 from ._record import argument_error, record
-from .elementwise import broadcast_operands
+from .elementwise import broadcast_operands, masked_fill
 from .indexing import ScatterBackward0, scatter_into_zeros
 from .shape import wrap_dim, wrap_dims
 
@@ -103,12 +103,13 @@ def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tensor
 
 class MeanBackward0(Node):
     def backward(self, g):
-        return (formula.expand(g, self.self_sym_sizes) / self.count,)
+        return (formula.divide(formula.expand(g, self.self_sym_sizes), self.count),)
 
 
 class MeanBackward1(Node):
     def backward(self, g):
-        return (_expand_back(g, self.self_sym_sizes, self.dim, self.keepdim) / self.count,)
+        expanded = _expand_back(g, self.self_sym_sizes, self.dim, self.keepdim)
+        return (formula.divide(expanded, self.count),)
 
 
 @numpy_names
@@ -157,7 +158,11 @@ class _EvenlyDistribute(Node):
     def backward(self, g):
         x, value = formula.data(self.saved("self")), formula.data(self.saved("result"))
         mask = np.isnan(x) if np.isnan(value) else x == value
-        return (formula.keep(mask, g / int(np.count_nonzero(mask))),)
+        if not isinstance(g, Tensor):
+            return (formula.keep(mask, g / int(np.count_nonzero(mask))),)
+        # recorded as PyTorch records it: zeros.masked_fill_(mask, grad / mask.sum())
+        share = g / Tensor._wrap(np.asarray(np.count_nonzero(mask), dtype=np.int64))
+        return (masked_fill(Tensor._wrap(np.zeros(x.shape, x.dtype)), mask, share),)
 
 
 class MaxBackward1(_EvenlyDistribute):

@@ -35,7 +35,7 @@ def _reduced(grad, weight, reduction: str, numel: int):
     """A pointwise gradient times the weights, divided by numel for the mean."""
     if weight is not None:
         grad = grad * weight
-    return grad / numel if reduction == "mean" else grad
+    return formula.divide(grad, numel) if reduction == "mean" else grad
 
 
 def _check_fits(shape: tuple, other: tuple) -> None:

@@ -8,6 +8,7 @@ not kernels run as one numpy/kernel call unless create_graph asks for a differen
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -170,7 +171,7 @@ class MseLossBackward0(Node):
 
         def ops(a: Tensor, b: Tensor) -> Tensor:
             a, b = (v if v.dtype is dtype else formula.to(v, dtype) for v in (a, b))
-            return (a - b) * scale * g
+            return mse_loss_backward(g, a, b, scale)
 
         grad = formula.kernel_or_ops((x, t, g), kernel, lambda: ops(x, t))
         if self.next_functions[1][0] is None:
@@ -178,6 +179,30 @@ class MseLossBackward0(Node):
         return grad, formula.kernel_or_ops(
             (x, t, g), lambda: -formula.data(grad), lambda: ops(t, x)
         )
+
+
+class MseLossBackwardBackward0(Node):
+    """mse_loss's gradient as one recorded op under create_graph (PyTorch's mse_loss_backward,
+    with its double-backward formulas): linear in the incoming gradient and in x - t."""
+
+    def backward(self, gg):
+        go, x, t = (self.saved(k) for k in ("grad_output", "self", "target"))
+        edges, scale = self.next_functions, self.scale
+        g_go = None
+        if edges[0][0] is not None:
+            g_go = mse_loss_backward(gg, x, t, scale)
+            if go.ndim == 0:  # a reduced loss: its single grad_output gets the sum
+                g_go = g_go.sum() if isinstance(g_go, Tensor) else np.asarray(g_go.sum())
+        g_x = gg * go * scale if edges[1][0] is not None else None
+        g_t = -(gg * go * scale) if edges[2][0] is not None else None
+        return g_go, g_x, g_t
+
+
+def mse_loss_backward(g: Any, x: Any, t: Any, scale: float) -> Any:
+    """(x - t) * scale * g: the numbers, or on Tensors one recorded op."""
+    data = (formula.data(x) - formula.data(t)) * (scale * formula.data(g))
+    save = {"grad_output": g, "self": x, "target": t}
+    return formula.result(MseLossBackwardBackward0, data, (g, x, t), save=save, scale=scale)
 
 
 def mse_loss(
