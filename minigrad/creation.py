@@ -9,6 +9,7 @@ import numpy as np
 
 from .core import dtypes
 from .core.device import check_cpu
+from .core.shapes import empty_like
 from .core.tensor import Tensor
 
 
@@ -144,25 +145,33 @@ def full(
     return _finish(np.full(_size((size,)), fill_value, dtype.np), None, requires_grad)
 
 
-def _like(t: Tensor, dtype) -> np.dtype:
-    return (dtype or t.dtype).np
+def _filled_like(t: Tensor, dtype, fn: str, value: Any) -> np.ndarray:
+    """`value` everywhere, laid out as `t` is (PyTorch's preserve_format: zeros_like of a
+    transpose is a transpose)."""
+    if not isinstance(t, Tensor):
+        raise TypeError(
+            f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}"
+        )
+    out = empty_like(t._data, (dtype or t.dtype).np)
+    out.fill(value)
+    return out
 
 
 def zeros_like(t: Tensor, dtype=None, requires_grad: bool = False, device: Any = None) -> Tensor:
     check_cpu(device)
-    return _finish(np.zeros(t.shape, _like(t, dtype)), None, requires_grad)
+    return _finish(_filled_like(t, dtype, "zeros_like", 0), None, requires_grad)
 
 
 def ones_like(t: Tensor, dtype=None, requires_grad: bool = False, device: Any = None) -> Tensor:
     check_cpu(device)
-    return _finish(np.ones(t.shape, _like(t, dtype)), None, requires_grad)
+    return _finish(_filled_like(t, dtype, "ones_like", 1), None, requires_grad)
 
 
 def full_like(
     t: Tensor, fill_value: Any, dtype=None, requires_grad: bool = False, device: Any = None
 ) -> Tensor:
     check_cpu(device)
-    return _finish(np.full(t.shape, fill_value, _like(t, dtype)), None, requires_grad)
+    return _finish(_filled_like(t, dtype, "full_like", fill_value), None, requires_grad)
 
 
 def random_dtype(dtype: dtypes.dtype, kernel: str) -> dtypes.dtype:

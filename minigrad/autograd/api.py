@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..core.node import edge_of
+from ..core.shapes import empty_like
 from ..core.tensor import Size, Tensor
 from ..ops.shape import stack
 from . import engine
@@ -162,7 +163,8 @@ def grad(
                     "desired behavior."
                 )
             if materialize_grads:  # PyTorch: zeros_like(input, requires_grad=create_graph)
-                g = Tensor._wrap(np.zeros(t.shape, dtype=t._data.dtype), create_graph)
+                g = Tensor._wrap(empty_like(t._data), create_graph)
+                g._data.fill(0)
         elif not create_graph and g._grad_fn is not None:  # (else as captured: maybe a view)
             g = g.detach()
         final.append(g)

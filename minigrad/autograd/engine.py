@@ -321,8 +321,8 @@ def call_tensor_pre_hooks(task: GraphTask, node: Node, grads: list) -> None:
             result = call_hook(task, "tensor", node, slot, fn, grads[slot])
             if result is not None:
                 grads[slot] = _check_hook_result(hook_name(fn), grads[slot], result)
-    for slot, ref in (node._retain_hooks or {}).items():
-        tensor = ref()
+    for slot, ref in tuple((node._retain_hooks or {}).items()):  # (storing .grad may regenerate
+        tensor = ref()  # a stale view's history, and retain_grad moves to the new node)
         if grads[slot] is not None and tensor is not None:
             accumulate(tensor, grads[slot], task.create_graph)
             task.report.hook("retain_grad", node, slot, None, grads[slot], None)
@@ -340,10 +340,11 @@ def call_function(task: GraphTask, node: Node, grads: list) -> list:
     else:
         arrays = call_node(task, node, [None if g is None else g._data.view() for g in grads])
         outs = [_as_gradient(g, grads) for g in arrays]
-    if task.reaches is not None and node.masks_unneeded:  # what nothing needs is not computed
-        edges = node.next_functions
+    if node.masks_unneeded:  # what nothing needs is not computed: hooks see None there
+        needed = task.reaches
         outs = [
-            g if n is not None and n in task.reaches else None for (n, _), g in zip(edges, outs)
+            g if n is not None and (needed is None or n in needed) else None
+            for (n, _), g in zip(node.next_functions, outs)
         ]
     for fn in tuple((node._post_hooks or {}).values()):
         result = call_hook(task, "post", node, None, fn, tuple(outs), tuple(grads))

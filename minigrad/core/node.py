@@ -163,14 +163,29 @@ class Node:
     def backward(self, *grads: Tensor | None) -> tuple:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def _check_saved(self) -> None:
+        """With several tensors saved, check them all first, in the order PyTorch's generated
+        nodes unpack theirs (inputs by name, then outputs): which one an error names must not
+        hang on the order a formula here happens to read them."""
+        if self._freed:
+            return
+        saved = [v for v in self._saved.items() if isinstance(v[1], SavedTensor)]
+        for _, value in sorted(saved, key=lambda kv: (kv[1]._node_ref is not None, kv[0])):
+            if value._hooks is None:
+                value._check_unchanged()
+
     def apply(self, grads: tuple) -> tuple:
         """Gradients for each next edge, given the gradients of each forward output."""
+        if self._saved is not None and len(self._saved) > 1:
+            self._check_saved()
         out = self.backward(*grads)
         return out if isinstance(out, tuple) else (out,)
 
     def apply_arrays(self, grads: list) -> tuple:
         """`apply` on numpy arrays, for a node that `runs_on_arrays`: its saved tensors arrive
         as arrays too, so the formula records nothing and costs little more than its numpy."""
+        if self._saved is not None and len(self._saved) > 1:
+            self._check_saved()
         self._given_arrays = True
         try:
             out = self.backward(*grads)

@@ -32,6 +32,12 @@ REGISTER_FREED_MESSAGE = (
 )
 
 
+DETACHED_MESSAGE = (  # (PyTorch's, with its missing space)
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+    "This is not supported, please use out-of-place `.detach()` instead"
+)
+
+
 class SavedTensorHooks(threading.local):
     """The (pack, unpack) pairs in force in this thread, innermost last, and the message that
     forbids new ones (autograd.graph.disable_saved_tensors_hooks). `open`, on the class, counts
@@ -83,6 +89,7 @@ class SavedTensor:
         "_hooks",  # (what pack returned, unpack) or None
         "_shape",  # kept once the tensor itself is gone (packed or freed)
         "_history",  # packed: where the tensor's gradient went, given back to what unpack returns
+        "_had_history",  # an input saved with a grad_fn, which detach_() may take away later
     )
 
     def __init__(self, tensor: Tensor, is_output: bool) -> None:
@@ -97,6 +104,7 @@ class SavedTensor:
             self._output_nr = tensor._output_nr
         else:
             self._tensor, self._node_ref = tensor, None
+        self._had_history = not is_output and tensor._grad_fn is not None
         if SavedTensorHooks.open and HOOKS.pairs and not tensor._wrapped_number:
             self._pack(tensor, *HOOKS.pairs[-1])
 
@@ -174,15 +182,13 @@ class SavedTensor:
         """The saved numbers alone, for a formula running on arrays."""
         if self._hooks is not None:
             return self._unpacked()._data
-        if self._counter.value != self._version:
-            raise RuntimeError(self._modified_message())
+        self._check_unchanged()
         return self._data if self._tensor is None else self._tensor._data
 
     def unpack(self, owner: Node | None) -> Tensor:
         if self._hooks is not None:
             return self._unpacked()
-        if self._counter.value != self._version:
-            raise RuntimeError(self._modified_message())
+        self._check_unchanged()
         if self._tensor is not None:
             return self._tensor
         out = Tensor._wrap(self._data, requires_grad=False, counter=self._counter)
@@ -190,6 +196,17 @@ class SavedTensor:
         if node is not None:
             out._grad_fn, out._output_nr = node, self._output_nr
         return out
+
+    def _check_unchanged(self) -> None:
+        """Neither detached in place (its history is read off the tensor itself, and detach_()
+        took that away) nor written in place since it was saved; PyTorch's order of checks."""
+        tensor = self._tensor
+        if tensor is not None and tensor._base is not None:
+            _ = tensor.grad_fn  # a stale view's history is re-derived first (PyTorch's may refuse)
+        if self._had_history and tensor._grad_fn is None:
+            raise RuntimeError(DETACHED_MESSAGE)
+        if self._counter.value != self._version:
+            raise RuntimeError(self._modified_message())
 
     def _modified_message(self) -> str:
         shape = list(self._data.shape if self._tensor is None else self._tensor.shape)

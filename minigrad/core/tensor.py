@@ -14,6 +14,7 @@ from .device import CPU, check_cpu, device
 from .formatting import format_tensor
 from .grad_mode import Anywhere
 from .hooks import RemovableHandle, add_hook
+from .shapes import wrap_dim
 
 
 class _VersionCounter:
@@ -74,6 +75,7 @@ class Tensor:
     _grad_acc_ref = None
     _retains_grad = False
     _is_inference = False
+    _made_meta = None  # (shape, dtype) its grad_fn was made for, once reshaped without history
     _wrapped_number = False  # a Python number an op turned into a tensor (ops/_record.py)
 
     @classmethod
@@ -123,6 +125,15 @@ class Tensor:
         return int(self._data.size)
 
     nelement = numel
+
+    def stride(self, dim: int | None = None):
+        """Elements (not bytes, as numpy counts) to step along each dimension: what decides
+        whether view() works and whether a write through a reshape reaches the original."""
+        steps = tuple(s // self._data.itemsize for s in self._data.strides)
+        return steps if dim is None else steps[wrap_dim(dim, len(steps))]
+
+    def is_contiguous(self) -> bool:
+        return bool(self._data.flags.c_contiguous)
 
     def __len__(self) -> int:
         if self._data.ndim == 0:
@@ -312,6 +323,7 @@ class Tensor:
         go of their dict); retain_grad moves to the new one, as in PyTorch."""
         old, old_nr = self._grad_fn, self._output_nr
         self._grad_fn, self._output_nr = node, output_nr
+        self._made_meta = None
         if self._backward_hooks is not None:
             self._backward_hooks = None
         if not self._retains_grad:
@@ -395,8 +407,16 @@ class Tensor:
         gradients against the old dtype)."""
         if value._data.dtype != self._data.dtype:
             self._grad_acc_ref = None
+        self._keep_made_meta()
         self._data = value._data
         self._is_inference = value._is_inference
+
+    def _keep_made_meta(self) -> None:
+        """Before a non-leaf changes shape without a new history (t_() under no_grad, `.data =`):
+        remember what its grad_fn was made for, which gradients sent to it are checked against,
+        as PyTorch checks them against the receiving node's metadata."""
+        if self._grad_fn is not None and self._made_meta is None:
+            self._made_meta = (self._data.shape, self._data.dtype)
 
     def _is_view(self) -> bool:
         return self._base is not None
@@ -486,7 +506,7 @@ def _claim_attribute_names() -> None:
     t = Tensor.__new__(Tensor)
     for name in (
         "_data", "_version_counter", "_grad_fn", "_requires_grad", "_output_nr", "_grad",
-        "_wrapped_number", "_base", "_view_version", "_is_inference",
+        "_wrapped_number", "_base", "_view_version", "_is_inference", "_made_meta",
         "_creation_meta", "_grad_acc_ref", "_retains_grad", "_backward_hooks", "_post_acc_hooks",
     ):  # fmt: skip
         setattr(t, name, None)

@@ -10,10 +10,11 @@ from typing import Any
 import numpy as np
 
 from ..core import anomaly, dtypes, events, grad_mode
+from ..core.dtypes import SCALAR_NAMES
 from ..core.grad_mode import Anywhere
 from ..core.node import Node, edge_of
 from ..core.observe import LISTENERS, emit
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, _Untracked
 
 
 def is_operand(value: Any) -> bool:
@@ -88,8 +89,18 @@ def operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], dtypes.dtype
         else Tensor._wrap(np.asarray(v))
         for v in values
     ]
-    arrays = [t._data if t._data.dtype == result.np else t._data.astype(result.np) for t in tensors]
+    arrays = [t._data if t._data.dtype == result.np else cast(t._data, result.np) for t in tensors]
     return tensors, arrays, result
+
+
+def cast(x: np.ndarray, to: np.dtype) -> np.ndarray:
+    """`x` in dtype `to` for computing, an expanded array staying expanded: numpy would lay the
+    copy out with the broadcast dims innermost, and the op's result would follow that layout
+    where PyTorch's keeps the dims in order (TensorIterator skips zero strides)."""
+    if 0 in x.strides and x.size > 1:
+        whole = tuple(slice(None) if step else slice(0, 1) for step in x.strides)
+        return np.broadcast_to(x[whole].astype(to), x.shape)
+    return x.astype(to)
 
 
 def _wrapped_number(data: np.ndarray) -> Tensor:
@@ -143,6 +154,16 @@ def should_record(inputs: tuple) -> bool:
     return wanted and normal
 
 
+def needed(inputs: tuple) -> tuple[bool, ...] | None:
+    """Which inputs' gradients will have somewhere to go, i.e. a gradient edge (PyTorch's
+    should_compute_output), so that an op saves only what those gradients read: a view made
+    under no_grad requires grad but has no edge. None when nothing records (nothing is asked:
+    reading a stale view's edge re-derives its history)."""
+    if not should_record(inputs):
+        return None
+    return tuple(t is not None and edge_of(t)[0] is not None for t in inputs)
+
+
 def record(
     node_cls: type[Node],
     data: np.ndarray,
@@ -159,6 +180,8 @@ def record(
     out = Tensor._wrap(data)
     if not should_record(inputs):
         return out
+    if data.dtype.kind in "biu":  # an integer result of a float input that requires grad
+        raise RuntimeError(f"Autograd not support dtype: {SCALAR_NAMES[data.dtype.name]}")
     node = connect(node_cls(), inputs)
     if attrs:
         node.__dict__.update(attrs)
@@ -203,6 +226,8 @@ def connect(node: Node, inputs: tuple) -> Node:
         edges.append(edge)
         if t._grad_fn is None and edge[0] is not None:  # a leaf: its AccumulateGrad's shape,
             metas.append(edge[0]._input_meta[0])  # made before any in-place reshape (t_())
+        elif t._made_meta is not None:  # a non-leaf reshaped in place without a new history
+            metas.append(t._made_meta)
         else:
             metas.append((t._data.shape, t._data.dtype))
     node.next_functions, node._input_meta = tuple(edges), tuple(metas)
@@ -228,8 +253,8 @@ def mark_view(out: Tensor, base: Tensor, multi_output: bool = False) -> Tensor:
     writing it in place is allowed later (ops/inplace.py). Where its elements lie in the base is
     read off the memory both share when needed (inplace.memory_positions). A view of an
     inference tensor is a plain inference tensor, as in PyTorch."""
-    if base._is_inference:
-        out._is_inference, out._version_counter = True, base._version_counter
+    if base._is_inference:  # (PyTorch: a plain inference tensor, which counts no versions)
+        out._is_inference, out._version_counter = True, _Untracked()
         return out
     out._base = base._base if base._base is not None else base
     out._version_counter = base._version_counter

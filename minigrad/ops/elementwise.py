@@ -13,7 +13,7 @@ from ..core import dtypes
 from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
-from ._record import is_operand, operands, record
+from ._record import cast, is_operand, needed, operands, record
 from .shape import broadcast_shapes
 
 
@@ -22,7 +22,7 @@ def _float_result(arrays: list[np.ndarray], dtype):
     if dtype.is_floating_point:
         return arrays, dtype
     d = dtypes.get_default_dtype()
-    return [a.astype(d.np) for a in arrays], d
+    return [cast(a, d.np) for a in arrays], d
 
 
 def broadcast_operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], Any]:
@@ -134,12 +134,9 @@ class MulBackward0(Node):
 
 def mul(a: Any, b: Any) -> Tensor:
     (ta, tb), (x, y), _ = broadcast_operands(a, b)
-    save = {"other": tb if ta.requires_grad else None, "self": ta if tb.requires_grad else None}
+    need = needed((ta, tb))  # (each operand is saved for the other's gradient)
+    save = need and {"other": tb if need[0] else None, "self": ta if need[1] else None}
     return record(MulBackward0, x * y, (ta, tb), save=save)
-
-
-def _needs(tensors: list[Tensor]) -> list[bool]:
-    return [t.requires_grad for t in tensors]
 
 
 class DivBackward0(Node):
@@ -170,8 +167,8 @@ def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
             f"but found '{rounding_mode}'"
         )
     (ta, tb), (x, y), dtype = broadcast_operands(a, b)
-    na, nb = _needs([ta, tb])
-    save = {"other": tb if (na or nb) else None, "self": ta if nb else None}
+    need = needed((ta, tb))
+    save = need and {"other": tb if any(need) else None, "self": ta if need[1] else None}
     if rounding_mode is not None:
         return record(
             DivBackward2, _rounded_quotient(x, y, dtype, rounding_mode), (ta, tb), save=save
@@ -334,7 +331,7 @@ def neg(a: Tensor) -> Tensor:
 def _unary(node_cls: type[Node], fn, a: Tensor, save_self=False, save_result=False) -> Tensor:
     x = a._data
     if not np.issubdtype(x.dtype, np.floating):
-        x = x.astype(dtypes.get_default_dtype().np)  # ints become the default float
+        x = cast(x, dtypes.get_default_dtype().np)  # ints become the default float
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         data = fn(x)
     return record(
@@ -679,6 +676,13 @@ class MaskedFillBackward1(Node):
         return ga, gv
 
 
+def _filled(mask: np.ndarray, value: Any, x: np.ndarray) -> np.ndarray:
+    """PyTorch fills a contiguous clone of `x` (broadcast against the mask), whatever the
+    layout of `x`."""
+    data = np.where(mask, value, x)
+    return data if data.flags.c_contiguous else data.copy(order="C")
+
+
 def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
     """Like PyTorch's out-of-place masked_fill, `a` broadcasts against the mask."""
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
@@ -687,15 +691,21 @@ def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
             f"masked_fill_ only supports boolean masks, but got mask with dtype "
             f"{dtypes.C_NAMES.get(m.dtype.name, m.dtype.name)}"
         )
+    if not is_operand(value):
+        got = ", ".join(type(v).__name__ for v in (mask, value))
+        raise TypeError(
+            f"masked_fill() received an invalid combination of arguments - got ({got}), but "
+            "expected one of:\n * (Tensor mask, Tensor value)\n * (Tensor mask, Number value)"
+        )
     broadcast_shapes(m.shape, a.shape)
     save = {"mask": mask if isinstance(mask, Tensor) else m}
     if not isinstance(value, Tensor):
-        data = np.where(m, checked_scalar(value, a._data.dtype), a._data)
+        data = _filled(m, checked_scalar(value, a._data.dtype), a._data)
         return record(MaskedFillBackward0, data, (a,), save=save)
     if value.ndim:
         raise RuntimeError(
             f"masked_fill_ only supports a 0-dimensional value tensor, but got "
             f"tensor with {value.ndim} dimension(s)."
         )
-    data = np.where(m, value._data.astype(a._data.dtype), a._data)
+    data = _filled(m, value._data.astype(a._data.dtype), a._data)
     return record(MaskedFillBackward1, data, (a, value), save=save)

@@ -234,15 +234,23 @@ def index_views(a: Tensor, key: Any, lone_slice: bool = True) -> tuple[Tensor, d
     the other (views). Returns that view, the advanced indices left to apply (dim -> array of
     lists, tensors, masks, True/False) and the index tensors PyTorch saves. `lone_slice`: `a[s]`
     with a lone slice keeping everything is still recorded (reading; writing skips it)."""
-    if isinstance(key, slice):
+    if isinstance(key, slice) and a.ndim:
         return _slice(a, 0, key, always=lone_slice), {}, ()
     if not isinstance(key, tuple):
         key = tuple(key) if _as_tuple(key) else (key,)
     items = tuple(k._data if isinstance(k, Tensor) else k for k in key)
     specified = sum(_dims_taken(k) for k in items)
     if specified > a.ndim:
-        if a.ndim == 0 and any(_is_int(k) for k in items):
-            raise IndexError(_ZERO_DIM)
+        if a.ndim == 0:  # PyTorch's words for each kind of index into a 0-d tensor
+            first = next(k for k in items if _dims_taken(k))
+            if isinstance(first, slice):
+                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            if _is_int(first) and not isinstance(first, np.ndarray):
+                if int(first) != 0:
+                    raise IndexError(
+                        f"index {int(first)} is out of bounds for dimension 0 with size 0"
+                    )
+                raise IndexError(_ZERO_DIM)
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
     out, dim, advanced = a, 0, {}
     for k in items:

@@ -154,13 +154,7 @@ def _write(t: Tensor, data: np.ndarray, overlap: str = EARLY, written: Any = Non
     """Store `data` (broadcast to t's shape) in t's memory and count a new version.
     `written`: a callable giving the bool mask of the places the op writes (the others keep
     their value): on an expanded tensor only those are written, as PyTorch's kernels do."""
-    if t._data.dtype != data.dtype and not np.can_cast(data.dtype, t._data.dtype, "same_kind"):
-        src = SCALAR_NAMES[from_numpy_dtype(data.dtype).name]
-        dst = SCALAR_NAMES[from_numpy_dtype(t._data.dtype).name]
-        raise RuntimeError(f"result type {src} can't be cast to the desired output type {dst}")
-    if overlap == LATE and overlapping(t._data):
-        raise RuntimeError(OVERLAP_MESSAGE)
-    if data.shape != t._data.shape:
+    if data.shape != t._data.shape:  # (PyTorch's TensorIterator: the shape, then the dtype)
         try:
             data = np.broadcast_to(data, t._data.shape)
         except ValueError:
@@ -168,6 +162,12 @@ def _write(t: Tensor, data: np.ndarray, overlap: str = EARLY, written: Any = Non
                 f"output with shape {list(t.shape)} doesn't match the broadcast "
                 f"shape {list(data.shape)}"
             ) from None
+    if t._data.dtype != data.dtype and not np.can_cast(data.dtype, t._data.dtype, "same_kind"):
+        src = SCALAR_NAMES[from_numpy_dtype(data.dtype).name]
+        dst = SCALAR_NAMES[from_numpy_dtype(t._data.dtype).name]
+        raise RuntimeError(f"result type {src} can't be cast to the desired output type {dst}")
+    if overlap == LATE and overlapping(t._data):
+        raise RuntimeError(OVERLAP_MESSAGE)
     dst = _writable(t._data)
     if written is not None and overlapping(dst):
         places = np.nonzero(np.broadcast_to(written(), dst.shape))
@@ -272,18 +272,21 @@ def run_inplace(
     overlap: str = EARLY,
     written: Callable[[], np.ndarray] | None = None,
     wraps_numbers: bool = False,
+    float_target_only: bool = False,
 ) -> Tensor:
     """`apply_inplace`, with when to refuse an expanded `t` (EARLY, LATE, ALLOWED) and, for the
     ops ALLOWED to write one, `written` (see `_write`). `wraps_numbers`: the op takes a Tensor
     where a Python number is given (add_, mul_, copy_...): PyTorch wraps the number in a normal
-    tensor, so the op is recorded even on an inference tensor (clamp_ and fill_ take Scalars)."""
+    tensor, so the op is recorded even on an inference tensor (clamp_ and fill_ take Scalars).
+    `float_target_only`: an integer `t` records nothing whatever its operands (copy_, which
+    PyTorch masks by the target's dtype; its generated ops do not)."""
     operands = (t, *args, *kwargs.values())
     tensors = [a for a in operands if isinstance(a, Tensor)]
     if wraps_numbers and any(isinstance(a, (int, float)) for a in operands):
         tensors.append(NUMBER)
-    # an integer `t` records nothing whatever its operands (PyTorch masks requires_grad by
-    # the output's dtype)
-    recording = should_record(tensors) and t._data.dtype.kind in "fc"
+    recording = should_record(tensors)
+    if float_target_only and t._data.dtype.kind not in "fc":
+        recording = False
     check_inplace(t, recording)
     if overlap == EARLY and overlapping(t._data):
         raise RuntimeError(OVERLAP_MESSAGE)

@@ -58,6 +58,8 @@ IN_PLACE_NAME = {
 
 def _become(a: Tensor, view: Tensor) -> Tensor:
     """`a` takes the geometry and history of `view`, an out-of-place view of it."""
+    if view._grad_fn is None:
+        a._keep_made_meta()
     a._data = view._data
     a._bump()
     node = view._grad_fn

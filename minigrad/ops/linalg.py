@@ -12,10 +12,10 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.dtypes import SCALAR_NAMES
-from ..core.node import Node, edge_of
+from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
-from ._record import record, should_record
+from ._record import needed, record
 from .shape import SqueezeBackward4, broadcast_shapes, expand, unsafe_view
 
 
@@ -30,16 +30,14 @@ def _no_bool(t: Tensor, kernel: str, *operands: np.ndarray) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
-def _saves(a: Tensor, b: Tensor, names: tuple[str, str]) -> dict:
-    """Each operand is saved only for the other one's gradient, and only when that gradient
-    has somewhere to go (PyTorch's should_compute_output): a view made under no_grad requires
-    grad but has no edge, so nothing is saved for it. Nothing is asked when nothing records."""
-    if not should_record((a, b)):
+def _saves(a: Tensor, b: Tensor, names: tuple[str, str], inputs: tuple = ()) -> dict:
+    """Each operand is saved only for the other one's gradient, when that one is needed
+    (`inputs`: all the op's inputs, ending with the two operands, e.g. addmm's (bias, a, b))."""
+    need = needed(inputs or (a, b))
+    if need is None:
         return {}
-    return {
-        names[0]: a if edge_of(b)[0] is not None else None,
-        names[1]: b if edge_of(a)[0] is not None else None,
-    }
+    to_a, to_b = need[-2:]
+    return {names[0]: a if to_b else None, names[1]: b if to_a else None}
 
 
 def _needs(node: Node, i: int) -> bool:
@@ -299,7 +297,7 @@ def addmm(bias: Tensor, m1: Tensor, m2: Tensor, *, beta: float = 1, alpha: float
     if not x.shape[1] and shape[0] * shape[1] and beta != 0:
         _check_scale_in_place(beta, m1.dtype)
     scalar = x.dtype.type  # beta and alpha in the result dtype
-    save = _saves(m1, m2, ("mat1", "mat2"))
+    save = _saves(m1, m2, ("mat1", "mat2"), (bias, m1, m2))
     if alpha == 1 == beta:
         return record(AddmmBackward0, x @ y + b, (bias, m1, m2), save=save)
     if alpha == 0:

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core.dtypes import LEGACY_NAMES
 from ..core.node import Node
-from ..core.shapes import dense, expandable, reduced_dims
+from ..core.shapes import copy_like, expandable, reduced_dims, wrap_dim
 from ..core.tensor import Tensor
 from . import formula
 from ._record import mark_view, operands, record
@@ -19,17 +19,6 @@ def _shape_arg(shape: tuple) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     return tuple(int(s) for s in shape)
-
-
-def wrap_dim(dim: int, ndim: int) -> int:
-    """`dim` as a non-negative index into `ndim` dims (a 0-d tensor accepts 0 and -1)."""
-    span = max(ndim, 1)
-    if not -span <= dim < span:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-span}, "
-            f"{span - 1}], but got {dim})"
-        )
-    return dim % span
 
 
 def broadcast_shapes(*shapes: tuple) -> tuple:
@@ -386,10 +375,7 @@ class CloneBackward0(Node):
 
 
 def clone(a: Tensor) -> Tensor:
-    """PyTorch's preserve_format: a dense input keeps its layout (a transpose stays one), any
-    other is made contiguous."""
-    x = a._data
-    return record(CloneBackward0, x.copy(order="K" if dense(x) else "C"), (a,))
+    return record(CloneBackward0, copy_like(a._data), (a,))
 
 
 def contiguous(a: Tensor) -> Tensor:
@@ -406,6 +392,7 @@ class ToCopyBackward0(Node):
 def to_dtype(a: Tensor, dtype) -> Tensor:
     if dtype is a.dtype:
         return a
+    data = copy_like(a._data, dtype.np)
     if a.requires_grad and not dtype.is_floating_point:
-        return Tensor._wrap(a._data.astype(dtype.np))
-    return record(ToCopyBackward0, a._data.astype(dtype.np), (a,), dtype=a.dtype)
+        return Tensor._wrap(data)
+    return record(ToCopyBackward0, data, (a,), dtype=a.dtype)

@@ -79,7 +79,8 @@ def copy_into(t: Tensor, src: Any) -> Tensor:
     """`t.copy_(src)`; a copy onto the very same elements is let through even where `t` is
     expanded, as PyTorch's copy_ returns before its overlap checks then."""
     same = isinstance(src, Tensor) and same_data(t._data, src._data)
-    return run_inplace(t, copy, (src,), {}, ALLOWED if same else EARLY, wraps_numbers=True)
+    overlap = ALLOWED if same else EARLY
+    return run_inplace(t, copy, (src,), {}, overlap, wraps_numbers=True, float_target_only=True)
 
 
 EXPANDED_MASKED_FILL = (

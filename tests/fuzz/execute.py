@@ -2,7 +2,8 @@
 
 After each line: the error it raised (type and message), what the hooks it triggered were handed,
 and, for every tensor the program has named, its values (NaN, ±inf and the sign of zero kept),
-dtype, shape, `requires_grad`, `is_leaf`, `grad_fn` name, `.grad`, `retains_grad` and `_version`.
+dtype, shape, strides, `requires_grad`, `is_leaf`, `grad_fn` name, `.grad`, `retains_grad` and
+`_version`.
 Each of those reads may raise, and then the error is what is observed.
 """
 
@@ -20,7 +21,7 @@ from .programs import PRELUDE
 
 NAME = re.compile(r"t\d+$")
 FIELDS = ("dtype", "shape", "values", "requires_grad", "is_leaf", "grad_fn", "grad")
-FIELDS += ("retains_grad", "_version")
+FIELDS += ("retains_grad", "_version", "stride")
 
 
 @dataclass
@@ -51,6 +52,14 @@ def plain(value: Any) -> Any:
     return repr(value)
 
 
+def observable_strides(shape: tuple, strides: tuple) -> tuple | None:
+    """Strides that decide anything: none of an empty tensor, none along a dim of size 1 (no
+    view, reshape or write ever steps along it; PyTorch's own values there vary by history)."""
+    if 0 in shape:
+        return None
+    return tuple(s if n > 1 else None for n, s in zip(shape, strides))
+
+
 def read(t: Any, field: str) -> Any:
     if field == "dtype":
         return str(t.dtype).rsplit(".", 1)[-1]
@@ -58,6 +67,8 @@ def read(t: Any, field: str) -> Any:
         return tuple(t.shape)
     if field == "values":
         return array(t)
+    if field == "stride":
+        return observable_strides(t.shape, t.stride())
     if field == "grad_fn":
         fn = t.grad_fn
         return None if fn is None else fn.name()

@@ -1,0 +1,210 @@
+"""Programs the fuzzer (tests/fuzz) once found minigrad getting wrong, shrunk to a few lines and
+kept, one per cause. Each ran without error in one library and differently in the other, or gave
+other values, flags or node names; PyTorch's outcome is the expectation."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from parity import assert_same
+
+from semantics.snippets import collect
+
+
+# --- views and grad mode ---------------------------------------------------------------------
+def snip_view_made_under_no_grad_has_no_history(torch, out):
+    x = torch.ones(3, requires_grad=True)
+    with torch.no_grad():
+        v = x[:2]
+    out("v", (v.requires_grad, v.is_leaf, v.grad_fn, v.grad))
+    with out.raises("backward from v"):
+        v.sum().backward()
+    with out.raises("write v under grad mode"):
+        v.mul_(2)
+
+
+def snip_split_outputs_read_after_base_written_under_no_grad(torch, out):
+    x = torch.ones(4, requires_grad=True) * 1
+    a, b = x.split(2)
+    with torch.no_grad():
+        x.add_(1)
+    out("a", (a.requires_grad, a._version))
+    with out.raises("a.grad_fn"):
+        out("name", a.grad_fn.name())
+
+
+def snip_view_follows_its_base_requires_grad(torch, out):
+    x = torch.ones(2, 3)
+    v = x[0]
+    x.requires_grad_()
+    out("v", (v.requires_grad, v.is_leaf, v.grad_fn))
+
+
+def snip_expand_to_the_same_shape_is_a_view(torch, out):
+    x = torch.ones(2, 3)
+    e = x.expand(2, 3)
+    out("same object", e is x)
+    with out.raises("requires_grad_ on the view"):
+        e.requires_grad_()
+    out("x", x.requires_grad)
+
+
+def snip_stale_view_regenerated_under_no_grad(torch, out):
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    v = y[1:]
+    y.mul_(3)
+    with torch.no_grad():
+        out("name", v.grad_fn.name())
+    (v * v).sum().backward()
+    out("x.grad", x.grad)
+
+
+# --- history after the fact ------------------------------------------------------------------
+def snip_leaf_that_stopped_requiring_grad_gets_none(torch, out):
+    x = torch.ones(3, requires_grad=True)
+    y = (x * 2).sum()
+    x.requires_grad_(False)
+    y.backward()
+    out("x.grad", x.grad)
+
+
+def snip_detach__refuses_views_and_spares_saved_leaves(torch, out):
+    x = torch.ones(3, requires_grad=True)
+    y = x * 1
+    with out.raises("detach_ of a view"):
+        y[:2].detach_()
+    z = y * y
+    y.detach_()
+    z.sum().backward()
+    out("x.grad", x.grad)
+
+
+def snip_retain_grad_on_a_view_then_base_written(torch, out):
+    x = torch.ones(4, requires_grad=True)
+    y = x * 1
+    v = y[:2]
+    v.retain_grad()
+    z = (v * 2).sum()
+    y.mul_(2)  # v's history is stale now: storing its .grad regenerates it mid-backward
+    z.backward()
+    out("v", (v.grad, v.grad_fn.name()))
+    out("x.grad", x.grad)
+    y.sum().backward()
+    out("after a backward through the new history", (v.grad, x.grad))
+
+
+# --- in-place corner cases -------------------------------------------------------------------
+def snip_copy_takes_a_number(torch, out):
+    x = torch.zeros(3)
+    out("copy_", (x.copy_(1.5), x._version))
+
+
+def snip_partial_overlap_is_refused(torch, out):
+    x = torch.arange(6.0)
+    with out.raises("overlap"):
+        x[1:].add_(x[:-1])
+    out("same elements are fine", x.copy_(x))
+
+
+def snip_operands_that_are_not_tensors(torch, out):
+    x = torch.ones(2, requires_grad=True)
+    for name, other in (("list", [1.0, 2.0]), ("string", "a"), ("None", None)):
+        with out.raises(name):
+            x + other
+    with out.raises("mul_ with None"):
+        (x * 1).mul_(None)
+
+
+# --- hooks and autograd.grad ------------------------------------------------------------------
+def snip_hook_on_an_output_without_gradient_sees_none(torch, out):
+    x = torch.ones(2, requires_grad=True)
+    a, b = (x * 1).unbind()
+    seen = []
+    b.register_hook(lambda g: seen.append(g))
+    a.backward()
+    out("b's hook saw", seen)
+
+
+def snip_materialized_zeros_require_grad_under_create_graph(torch, out):
+    x = torch.ones(2, requires_grad=True)
+    u = torch.ones(2, requires_grad=True)
+    (g,) = torch.autograd.grad((x * 2).sum(), [u], allow_unused=True, materialize_grads=True,
+                               create_graph=True)
+    out("g", (g, g.requires_grad))
+
+
+def snip_autograd_grad_results_are_views_of_their_grad(torch, out):
+    x = torch.ones(2, 3, requires_grad=True)
+    (g,) = torch.autograd.grad(x.sum(), x)
+    out("g", (g.shape, g.stride(), g._base is not None))
+    with out.raises("write g"):
+        g.add_(1)
+
+
+def snip_create_graph_node_names(torch, out):
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    for name, f in (
+        ("tanh", torch.tanh),
+        ("sigmoid", torch.sigmoid),
+        ("softmax", lambda t: t.softmax(0)),
+        ("log_softmax", lambda t: t.log_softmax(0)),
+        ("mean", lambda t: t.mean()),
+        ("max", lambda t: t.max()),
+        ("masked_fill", lambda t: t.masked_fill(t > 0, 0.0)),
+        ("select", lambda t: t[1]),
+    ):
+        (g,) = torch.autograd.grad(f(x).sum(), x, create_graph=True)
+        out(name, g.grad_fn.name())
+
+
+# --- layouts and arithmetic of zero ----------------------------------------------------------
+def snip_layout_of_results_from_expanded_tensors(torch, out):
+    x = torch.ones(2, 3).expand(2, 2, 3)
+    for name, result in (
+        ("long", x.long()),
+        ("int to float", torch.ones(3, dtype=torch.int64).expand(2, 3).sin()),
+        ("mixed dtypes", x - torch.ones(3, dtype=torch.float64)),
+        ("clone", x.clone()),
+        ("transpose kept", torch.ones(2, 3).t().clone()),
+    ):
+        out(name, (result.stride(), result.is_contiguous()))
+    with out.raises("view of a transpose"):
+        torch.ones(2, 3).t().view(-1)
+
+
+def snip_clamp_keeps_negative_zero(torch, out):
+    x = torch.tensor([-0.0, -1.0, 2.0])
+    out("sqrt of clamp", 1 / x.clamp(min=0).sqrt())
+    out("relu", 1 / x.relu())
+    out("sum of one -0.0", 1 / torch.tensor([-0.0]).sum())
+    out("sum of nothing", 1 / torch.zeros(0).sum())
+
+
+def snip_linear_with_a_frozen_weight(torch, out):
+    torch.manual_seed(0)
+    w = torch.ones(4, 3)
+    b = torch.zeros(4, requires_grad=True)
+    x = torch.ones(2, 3)
+    torch.nn.functional.linear(x, w, b).sum().backward()
+    out("b.grad", b.grad)
+
+
+def snip_leaf_reshaped_in_place_under_no_grad(torch, out):
+    x = torch.ones(2, 3, requires_grad=True)
+    y = (x * 2).sum()
+    with torch.no_grad():
+        x.t_()
+    y.backward()
+    out("x.grad", (x.grad.shape, x.grad))
+
+
+SNIPPETS = collect(globals())
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda s: s.__name__[5:])
+def test_fuzz_finding_stays_fixed(snippet):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(snippet)
