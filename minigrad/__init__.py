@@ -81,8 +81,9 @@ unsqueeze, squeeze, flatten, cat, stack, clone = (
 concat = cat
 sort, index_add = _ordering.sort, _index_add.index_add
 select = _ix.select
-sign, round, floor, ceil, trunc, argsort = (  # noqa: A001
+sign, sgn, round, floor, ceil, trunc, argsort = (  # noqa: A001
     _pw.sign,
+    _pw.sgn,
     _pw.round,
     _pw.floor,
     _pw.ceil,

@@ -46,13 +46,13 @@ import numpy as np
 
 from ..core import anomaly, grad_mode
 from ..core.dtypes import from_numpy_dtype
-from ..core.hooks import hook_name
 from ..core.node import Node, edge_of
 from ..core.shapes import expandable, sum_to_array
 from ..core.tensor import Tensor
 from ..ops._record import mark_view
 from ..ops.inplace import copy
 from ..ops.shape import broadcast_shapes
+from .hook_results import checked_tuple, checked_value
 from .report import reporter_for
 
 GRAPH_ROOT = "torch::autograd::GraphRoot"  # the node PyTorch puts above several roots
@@ -72,6 +72,7 @@ def execute(
     gradients flowing into `inputs` without touching any `.grad` (autograd.grad).
     """
     task = GraphTask(roots, retain_graph, create_graph, inputs, capture)
+    grads = validate_roots(task, grads)
     outer, _RUNNING.task = _RUNNING.task, task  # a hook may start a backward of its own
     task.report.backward_start()
     watched = task.report.listening or anomaly._State.enabled
@@ -320,7 +321,7 @@ def call_tensor_pre_hooks(task: GraphTask, node: Node, grads: list) -> None:
         for fn in tuple(hooks.values()):  # (an output that got no gradient: called with None)
             result = call_hook(task, "tensor", node, slot, fn, grads[slot])
             if result is not None:
-                grads[slot] = _check_hook_result(hook_name(fn), grads[slot], result)
+                grads[slot] = checked_value(fn, grads[slot], result)
     for slot, ref in tuple((node._retain_hooks or {}).items()):  # (storing .grad may regenerate
         tensor = ref()  # a stale view's history, and retain_grad moves to the new node)
         if grads[slot] is not None and tensor is not None:
@@ -334,7 +335,7 @@ def call_function(task: GraphTask, node: Node, grads: list) -> list:
     for fn in tuple((node._pre_hooks or {}).values()):
         result = call_hook(task, "pre", node, None, fn, tuple(grads))
         if result is not None:
-            grads[:] = list(result)
+            grads[:] = checked_tuple(fn, tuple(grads), result)
     if task.create_graph:
         outs = call_node(task, node, grads)
     else:
@@ -349,7 +350,7 @@ def call_function(task: GraphTask, node: Node, grads: list) -> list:
     for fn in tuple((node._post_hooks or {}).values()):
         result = call_hook(task, "post", node, None, fn, tuple(outs), tuple(grads))
         if result is not None:
-            outs = list(result)
+            outs = checked_tuple(fn, tuple(outs), result)
     return outs
 
 
@@ -383,10 +384,11 @@ def accumulate_grad(task: GraphTask, node: Node, grad) -> list:
     """A leaf's AccumulateGrad: its gradient into `.grad`, then the leaf's post-accumulate-grad
     hooks. It sends nothing on."""
     var = node.variable
-    if grad is None or not var.requires_grad:  # requires_grad_(False), detach_() since
+    if grad is None:
         return []
-    with task.report.accumulating(node, grad):
-        accumulate(var, grad, task.create_graph)
+    if var.requires_grad:  # (not after requires_grad_(False) or detach_(); the hooks still run)
+        with task.report.accumulating(node, grad):
+            accumulate(var, grad, task.create_graph)
     hooks = var._post_acc_hooks
     if hooks:
         for fn in tuple(hooks.values()):
@@ -457,41 +459,43 @@ def validate_outputs(node: Node, outs: tuple, arrays: bool = False) -> list:
                 f"function {node.name()} returned a gradient of type "
                 f"{type(g).__name__} at index {i}, expected a Tensor or None"
             )
-        data = g if arrays else g._data
-        shape, np_dtype = metas[i]
-        if data.shape == shape and data.dtype == np_dtype:
-            continue  # the common case: nothing to check further
-        if data.shape != shape:
-            if not expandable(shape, data.shape):
-                raise RuntimeError(
-                    f"Function {node.name()} returned an invalid gradient at index "
-                    f"{i} - got {list(data.shape)} but expected shape compatible with "
-                    f"{list(shape)}"
-                )
-            g = sum_to_array(g, shape) if arrays else g.sum_to_size(shape)
-        if arrays:
-            g = g.astype(np_dtype, copy=False)
-        elif g._data.dtype != np_dtype:
-            g = g.to(from_numpy_dtype(np_dtype))
-        fixed[i] = g
+        fixed[i] = fit_gradient(g, metas[i], arrays, f"Function {node.name()} returned an ", i)
     return fixed
 
 
-def _check_hook_result(name: str, old: Tensor | None, new) -> Tensor:
-    if not isinstance(new, Tensor):
-        raise TypeError(f"expected Tensor or None (got {type(new).__name__})")
-    if old is None:
-        raise RuntimeError("can't replace a None gradient with a non-None value")
-    if new.shape != old.shape:
-        raise RuntimeError(
-            f"hook '{name}' has changed the size of value (was {list(old.shape)} "
-            f"got {list(new.shape)})"
-        )
-    if new.dtype != old.dtype:
-        raise RuntimeError(
-            f"hook '{name}' has changed the type of value (was {old.dtype} got {new.dtype})"
-        )
-    return new
+def validate_roots(task: GraphTask, seeds: Sequence[Tensor]) -> list[Tensor]:
+    """The seeds checked as PyTorch's engine checks them first: against what each root's node
+    expects (a leaf reshaped in place under no_grad still expects its old shape)."""
+    fitted = []
+    for i, (t, (node, _), g) in enumerate(zip(task.roots, task.root_edges, seeds)):
+        if node is None:
+            fitted.append(g)
+            continue
+        if node._is_accumulate_grad:
+            meta = node._input_meta[0]
+        else:
+            meta = t._made_meta or (t._data.shape, t._data.dtype)
+        fitted.append(fit_gradient(g, meta, False, "", i))
+    return fitted
+
+
+def fit_gradient(g: Any, meta: tuple, arrays: bool, who: str, i: int) -> Any:
+    """`g` summed to the expected shape where it broadcasts to it and cast to the expected
+    dtype; PyTorch's error if its shape is neither."""
+    data = g if arrays else g._data
+    shape, np_dtype = meta
+    if data.shape == shape and data.dtype == np_dtype:
+        return g  # the common case: nothing to check further
+    if data.shape != shape:
+        if not expandable(shape, data.shape):
+            raise RuntimeError(
+                f"{who}invalid gradient at index {i} - got {list(data.shape)} but expected "
+                f"shape compatible with {list(shape)}"
+            )
+        g = sum_to_array(g, shape) if arrays else g.sum_to_size(shape)
+    if arrays:
+        return g.astype(np_dtype, copy=False)
+    return g if g._data.dtype == np_dtype else g.to(from_numpy_dtype(np_dtype))
 
 
 def _check_nan(name: str, outs: Sequence) -> None:

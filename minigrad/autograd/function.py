@@ -99,6 +99,12 @@ class BackwardCFunction(Node, FunctionCtx):
                 f"function {self.name()} returned an incorrect number of gradients "
                 f"(expected {expected}, got {len(result)})"
             )
+        for position, (r, is_tensor) in enumerate(zip(result, self._arg_is_tensor), 1):
+            if r is not None and not is_tensor:
+                raise RuntimeError(
+                    f"function {self.name()} returned a gradient different than None at position "
+                    f"{position}, but the corresponding forward input was not a Variable"
+                )
         return tuple(r for r, is_tensor in zip(result, self._arg_is_tensor) if is_tensor)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -54,10 +55,41 @@ class _Mode:
     """Base for context managers that are also decorators, like PyTorch's."""
 
     def __call__(self, fn: Callable) -> Callable:
+        if inspect.isgeneratorfunction(fn):
+            return self._around_generator(fn)
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with type(self)(*self._args()):
+            with self.clone():
                 return fn(*args, **kwargs)
+
+        return wrapper
+
+    def _around_generator(self, fn: Callable) -> Callable:
+        """The mode holds while the generator runs, not while its caller does between items
+        (PyTorch's _wrap_generator): each resumption enters it afresh."""
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            gen = fn(*args, **kwargs)
+            try:
+                with self.clone():
+                    item = gen.send(None)
+                while True:
+                    try:
+                        sent = yield item
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as err:
+                        with self.clone():
+                            item = gen.throw(err)
+                    else:
+                        with self.clone():
+                            item = gen.send(sent)
+            except StopIteration as stop:
+                return stop.value
 
         return wrapper
 

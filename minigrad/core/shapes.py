@@ -54,19 +54,23 @@ def wrap_dim(dim: int, ndim: int) -> int:
     return dim % span
 
 
-def dense_strides(shape: tuple, strides: tuple) -> list[int]:
-    """PyTorch's infer_dense_strides: contiguous strides for `shape` with the dims in the order
-    `strides` suggest (the smallest innermost; a zero stride, an expanded dim, suggests nothing,
-    so it keeps its place; equal strides put the smaller dim inside). PyTorch's insertion sort."""
+def dense_strides(shape: tuple, *operands: tuple) -> list[int]:
+    """Contiguous strides for `shape` with the dims in the order the operands' strides suggest,
+    PyTorch's way (TensorIterator's reorder_dimensions; with one operand, infer_dense_strides):
+    the smallest stride innermost, the first operand with an opinion deciding; a zero stride
+    (an expanded or broadcast dim) gives none, and equal strides put the smaller dim inside."""
     perm = list(range(len(shape) - 1, -1, -1))  # innermost first
 
     def should_swap(d0: int, d1: int) -> int:
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if shape[d0] > shape[d1] else 0
+        for strides in operands:
+            s0, s1 = strides[d0], strides[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
 
     for i in range(1, len(perm)):
         d1 = i
@@ -83,6 +87,39 @@ def dense_strides(shape: tuple, strides: tuple) -> list[int]:
     return out
 
 
+def _laid_out(shape: tuple, strides: list[int], dtype: np.dtype) -> np.ndarray:
+    """An empty array of `shape` whose memory runs in the order of `strides` (dense ones)."""
+    outer_first = sorted(range(len(shape)), key=lambda d: -strides[d])
+    memory = np.empty([shape[d] for d in outer_first], dtype)
+    return memory.transpose(np.argsort(outer_first))
+
+
+def iterator_layout(out: np.ndarray, *operands: np.ndarray) -> np.ndarray:
+    """An elementwise result laid out as PyTorch lays it out (`dense_strides` of the operands
+    broadcast to its shape): numpy makes it contiguous where the operands' layouts disagree,
+    PyTorch follows the first one (a transpose plus a contiguous tensor is a transpose)."""
+    if out.ndim < 2 or all(a.flags.c_contiguous for a in operands):
+        return out  # (both libraries: contiguous)
+    steps = [_broadcast_strides(a, out.shape) for a in operands]
+    want = dense_strides(out.shape, *steps)
+    have = [s // out.itemsize for s in out.strides]
+    if all(w == h for w, h, n in zip(want, have, out.shape) if n > 1):
+        return out
+    fixed = _laid_out(out.shape, want, out.dtype)
+    fixed[...] = out
+    return fixed
+
+
+def _broadcast_strides(a: np.ndarray, shape: tuple) -> tuple:
+    """`a`'s strides (in elements) as seen broadcast to `shape`: 0 along broadcast dims."""
+    lead = len(shape) - a.ndim
+    own = [
+        s // a.itemsize if n != 1 or m == 1 else 0
+        for s, n, m in zip(a.strides, a.shape, shape[lead:])
+    ]
+    return (0,) * lead + tuple(own)
+
+
 def empty_like(a: np.ndarray, dtype: np.dtype | None = None) -> np.ndarray:
     """PyTorch's empty_like (preserve_format): a dense array's layout is kept (a transpose
     stays one), any other gets dense strides in the order its own suggest (infer_dense_strides)."""
@@ -92,9 +129,7 @@ def empty_like(a: np.ndarray, dtype: np.dtype | None = None) -> np.ndarray:
     if dense(a):
         return np.empty_like(a, dtype=dtype, order="K")
     strides = dense_strides(a.shape, tuple(s // a.itemsize for s in a.strides))
-    outer_first = sorted(range(a.ndim), key=lambda d: -strides[d])
-    memory = np.empty([a.shape[d] for d in outer_first], dtype)
-    return memory.transpose(np.argsort(outer_first))
+    return _laid_out(a.shape, strides, dtype)
 
 
 def copy_like(a: np.ndarray, dtype: np.dtype | None = None) -> np.ndarray:

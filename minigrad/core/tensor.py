@@ -479,8 +479,8 @@ class Tensor:
             extras.append("requires_grad=True")
         return format_tensor(self._data, self.dtype, dtypes.get_default_dtype(), extras)
 
-    def __reduce_ex__(self, proto):
-        return (_rebuild, (self._data, self._requires_grad))
+    def __reduce_ex__(self, proto):  # (a non-leaf comes back a leaf that requires grad)
+        return (_rebuild, (self._data, self.requires_grad))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.shapes import copy_like
 from ..core.tensor import Tensor
 from ..creation import empty
 
@@ -36,6 +37,13 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, proto: Any) -> tuple:
         return (_rebuild_parameter, (self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo: dict) -> Parameter:
+        """A fresh parameter with the same values: unlike a plain tensor's deepcopy, PyTorch's
+        leaves `.grad` (and any other attribute) behind, so a copied model starts clean."""
+        if id(self) not in memo:
+            memo[id(self)] = Parameter(Tensor._wrap(copy_like(self._data)), self._requires_grad)
+        return memo[id(self)]
 
 
 def _rebuild_parameter(data: Any, requires_grad: bool) -> Parameter:

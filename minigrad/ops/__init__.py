@@ -162,6 +162,7 @@ METHODS = {
     "bmm": linalg.bmm,
     "addmm": linalg.addmm,
     "sign": piecewise.sign,
+    "sgn": piecewise.sgn,
     "round": piecewise.round,
     "floor": piecewise.floor,
     "ceil": piecewise.ceil,

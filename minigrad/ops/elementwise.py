@@ -11,6 +11,7 @@ import numpy as np
 from .. import kernels
 from ..core import dtypes
 from ..core.node import Node
+from ..core.shapes import iterator_layout
 from ..core.tensor import Tensor
 from . import formula
 from ._record import cast, is_operand, needed, operands, record
@@ -63,7 +64,7 @@ def add(a: Any, b: Any, alpha: float = 1) -> Tensor:
     (ta, tb), (x, y), dtype = broadcast_operands(a, b)
     if type(alpha) is not int or alpha != 1:
         y = _times_alpha(y, alpha, dtype)
-    return record(AddBackward0, x + y, (ta, tb), alpha=alpha)
+    return record(AddBackward0, iterator_layout(x + y, x, y), (ta, tb), alpha=alpha)
 
 
 def _is_bool(value: Any) -> bool:
@@ -112,7 +113,7 @@ def sub(a: Any, b: Any, alpha: float = 1) -> Tensor:
     (ta, tb), (x, y), dtype = broadcast_operands(a, b)
     if type(alpha) is not int or alpha != 1:
         y = _times_alpha(y, alpha, dtype)
-    return record(SubBackward0, x - y, (ta, tb), alpha=alpha)
+    return record(SubBackward0, iterator_layout(x - y, x, y), (ta, tb), alpha=alpha)
 
 
 def rsub(a: Tensor, b: Any) -> Tensor:
@@ -121,7 +122,7 @@ def rsub(a: Tensor, b: Any) -> Tensor:
     _check_sub(a, b)
     (tb, ta), (y, x), _ = broadcast_operands(b, a)
     if isinstance(b, Tensor):
-        return record(RsubBackward0, y - x, (ta, tb))
+        return record(RsubBackward0, iterator_layout(y - x, y, x), (ta, tb))
     return record(RsubBackward1, y - x, (ta,))
 
 
@@ -136,7 +137,7 @@ def mul(a: Any, b: Any) -> Tensor:
     (ta, tb), (x, y), _ = broadcast_operands(a, b)
     need = needed((ta, tb))  # (each operand is saved for the other's gradient)
     save = need and {"other": tb if need[0] else None, "self": ta if need[1] else None}
-    return record(MulBackward0, x * y, (ta, tb), save=save)
+    return record(MulBackward0, iterator_layout(x * y, x, y), (ta, tb), save=save)
 
 
 class DivBackward0(Node):
@@ -175,7 +176,7 @@ def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
         )
     (x, y), _ = _float_result([x, y], dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return record(DivBackward0, x / y, (ta, tb), save=save)
+        return record(DivBackward0, iterator_layout(x / y, x, y), (ta, tb), save=save)
 
 
 def _rounded_quotient(x: np.ndarray, y: np.ndarray, dtype: dtypes.dtype, mode: str) -> np.ndarray:
@@ -307,9 +308,8 @@ def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 - torch.pow
         if dtype.category == 1 and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         return record(PowBackward0, _power_scalar(x, b), (ta,), save={"self": ta}, exponent=b)
-    return record(
-        PowBackward1, _power(x, y), (ta, tb), save={"self": ta, "exponent": tb}, save_result=True
-    )
+    data = iterator_layout(_power(x, y), x, y)
+    return record(PowBackward1, data, (ta, tb), save={"self": ta, "exponent": tb}, save_result=True)
 
 
 class NegBackward0(Node):
@@ -627,7 +627,7 @@ def where(cond: Any, a: Any = None, b: Any = None) -> Any:
     (ta, tb), (x, y), _ = operands(a, b)
     broadcast_shapes(c.shape, x.shape, y.shape)
     save = {"condition": cond if isinstance(cond, Tensor) else c}
-    return record(WhereBackward0, np.where(c, x, y), (ta, tb), save=save)
+    return record(WhereBackward0, iterator_layout(np.where(c, x, y), c, x, y), (ta, tb), save=save)
 
 
 # C++ names of the types a number is converted to, as PyTorch's overflow check prints them
@@ -707,5 +707,5 @@ def masked_fill(a: Tensor, mask: Any, value: Any) -> Tensor:
             f"masked_fill_ only supports a 0-dimensional value tensor, but got "
             f"tensor with {value.ndim} dimension(s)."
         )
-    data = _filled(m, value._data.astype(a._data.dtype), a._data)
-    return record(MaskedFillBackward1, data, (a, value), save=save)
+    number = checked_scalar(value._data.item(), a._data.dtype)  # (PyTorch reads its number)
+    return record(MaskedFillBackward1, _filled(m, number, a._data), (a, value), save=save)

@@ -38,3 +38,25 @@ def gather_flat(h: Any, indices: np.ndarray) -> Any:
     return formula.result(
         GatherFlatBackward, data, (h,), indices=indices, self_sym_sizes=np.shape(h_data)
     )
+
+
+class PutFlatBackward(Node):
+    """`put_flat` recorded, under create_graph: the gradient of a base written through one of
+    its views, which PyTorch builds as a CopySlices of its own (hence the name)."""
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    def backward(self, gg):
+        shape = np.shape(formula.data(gg))
+        outside = np.ones(int(np.prod(shape)), dtype=bool)
+        outside[self.indices.ravel()] = False
+        return formula.keep(outside.reshape(shape), gg), gather_flat(gg, self.indices)
+
+
+def put_flat(g: Any, indices: np.ndarray, values: Any) -> Any:
+    """g with `values` copied in at the flat positions `indices` (copied, not added: a -0.0
+    arriving there stays -0.0, as PyTorch's copy_ keeps it)."""
+    data = np.array(formula.data(g), copy=True)
+    data.reshape(-1)[indices.ravel()] = np.ravel(formula.data(values))
+    return formula.result(PutFlatBackward, data, (g, values), indices=indices)

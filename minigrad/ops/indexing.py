@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.dtypes import SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
@@ -140,6 +141,11 @@ def _numpy_key(a: Tensor, advanced: dict[int, np.ndarray]) -> tuple:
             key[d : d + idx.ndim] = np.nonzero(idx)
             continue
         size = a.shape[d]
+        if not size and idx.size:
+            raise IndexError("index is out of bounds for dimension with size 0")
+        if not a._data.size:  # PyTorch's kernel finds a bad index as it copies: here nothing
+            key[d] = np.zeros(idx.shape, np.int64)  # is copied, so any index will do
+            continue
         bad = idx[(idx < -size) | (idx >= size)]
         if bad.size:
             raise IndexError(
@@ -327,6 +333,12 @@ def index_put(a: Tensor, advanced: dict[int, np.ndarray], value: Tensor, sources
     """Out-of-place `a[indices] = value` for advanced indices at the given dims (as
     `index_views` leaves them); setitem runs it in place."""
     key = put_key(a, advanced, value)
+    if value._data.dtype != a._data.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{SCALAR_NAMES[a.dtype.name]} for the destination and "
+            f"{SCALAR_NAMES[value.dtype.name]} for the source."
+        )
     data = a._data.copy()
     data[key] = np.broadcast_to(value._data, data[key].shape)
     save = _saved(sources)

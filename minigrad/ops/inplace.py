@@ -13,14 +13,15 @@ from typing import Any
 
 import numpy as np
 
+from ..core import grad_mode
 from ..core.dtypes import SCALAR_NAMES, from_numpy_dtype
 from ..core.node import Node, edge_of
 from ..core.saved import FREED_MESSAGE, SavedTensor
-from ..core.shapes import dense
+from ..core.shapes import dense, dense_strides
 from ..core.tensor import Tensor
 from . import formula
 from ._record import announce, connect, record, should_record
-from .flat import gather_flat, scatter_flat
+from .flat import gather_flat, put_flat, scatter_flat
 from .shape import broadcast_shapes
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -60,6 +61,7 @@ CREATION_META = {
 # (add_), a few ops check their input first (neg_ of a bool), and fill_, zero_, masked_fill_
 # and index_put_ write such tensors (every element that shares a place gets the same value).
 EARLY, LATE, ALLOWED = "early", "late", "allowed"
+PARTIAL, ANY, NONE = "partial", "any", "none"  # which aliasing of an operand run_inplace refuses
 
 
 NUMBER = Tensor._wrap(np.zeros(()))  # stands for a Python number PyTorch wraps in a tensor
@@ -85,6 +87,14 @@ def partly_overlaps(out: np.ndarray, inp: np.ndarray) -> bool:
         return True
     # the same elements in the same layout (the stride of a size-1 dim is never used)
     return any(a != b for a, b, n in zip(out.strides, inp.strides, out.shape) if n > 1)
+
+
+def shares_memory(out: np.ndarray, inp: np.ndarray) -> bool:
+    """PyTorch's assert_no_overlap (index_put_'s test of its value): any shared element, the
+    same layout included; layouts too hard to compare (not dense) are let through."""
+    if not out.size or not inp.size or not np.may_share_memory(out, inp):
+        return False
+    return dense(out) and dense(inp)
 
 
 def short_name(node: Node) -> str:
@@ -273,13 +283,18 @@ def run_inplace(
     written: Callable[[], np.ndarray] | None = None,
     wraps_numbers: bool = False,
     float_target_only: bool = False,
+    aliasing: str = PARTIAL,
 ) -> Tensor:
     """`apply_inplace`, with when to refuse an expanded `t` (EARLY, LATE, ALLOWED) and, for the
     ops ALLOWED to write one, `written` (see `_write`). `wraps_numbers`: the op takes a Tensor
     where a Python number is given (add_, mul_, copy_...): PyTorch wraps the number in a normal
     tensor, so the op is recorded even on an inference tensor (clamp_ and fill_ take Scalars).
     `float_target_only`: an integer `t` records nothing whatever its operands (copy_, which
-    PyTorch masks by the target's dtype; its generated ops do not)."""
+    PyTorch masks by the target's dtype; its generated ops do not). `aliasing`: which sharing
+    of `t`'s memory by an operand is refused, after the autograd checks as in PyTorch (PARTIAL
+    for most ops; ANY for index_put_, whose value may not even be `t` itself; NONE for an op
+    that reads its operands whole first, index_put_ of one value under a mask, which PyTorch
+    runs as masked_fill_ with the value's number)."""
     operands = (t, *args, *kwargs.values())
     tensors = [a for a in operands if isinstance(a, Tensor)]
     if wraps_numbers and any(isinstance(a, (int, float)) for a in operands):
@@ -290,20 +305,57 @@ def run_inplace(
     check_inplace(t, recording)
     if overlap == EARLY and overlapping(t._data):
         raise RuntimeError(OVERLAP_MESSAGE)
-    if any(a is not t and partly_overlaps(t._data, a._data) for a in tensors):
+    if aliasing == PARTIAL:
+        if any(a is not t and partly_overlaps(t._data, a._data) for a in tensors):
+            raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
+    elif aliasing == ANY and any(shares_memory(t._data, a._data) for a in tensors[1:]):
         raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
+    stepwise = aliasing == PARTIAL and _reads_what_it_writes(t, tensors)
     if not recording:  # then `fn` records nothing either
-        _write(t, fn(t, *args, **kwargs)._data, overlap, written)
+        data = _element_by_element(t, fn, args, kwargs) if stepwise else None
+        _write(t, fn(t, *args, **kwargs)._data if data is None else data, overlap, written)
         return t
     if t._base is not None:
-        return _inplace_on_view(t, fn, args, kwargs, overlap, written)
+        return _inplace_on_view(t, fn, args, kwargs, overlap, written, stepwise)
+    data = _element_by_element(t, fn, args, kwargs) if stepwise else None
     result = fn(_snapshot(t), *args, **kwargs)
-    _write(t, result._data, overlap, written)
+    _write(t, result._data if data is None else data, overlap, written)
     node = result._grad_fn
     if node is not None:  # None: t's dtype takes no gradient (copy_ of a float into an int)
         t._set_history(node, result._output_nr)
         _rebind_saved(node, result, t)
     return t
+
+
+STEPWISE_LIMIT = 4096  # elements: beyond, operands are read whole first (README)
+
+
+def _reads_what_it_writes(t: Tensor, tensors: list) -> bool:
+    """An operand shares memory with the target in a way PyTorch lets through (a strided or
+    expanded view, too hard for it to compare): its kernel then reads each operand element as
+    it goes, after the writes before it."""
+    return 1 < t._data.size <= STEPWISE_LIMIT and any(
+        a is not t and a is not NUMBER and np.may_share_memory(t._data, a._data) for a in tensors
+    )
+
+
+def _element_by_element(t: Tensor, fn: Callable, args: tuple, kwargs: dict) -> np.ndarray:
+    """The values an elementwise in-place op leaves when it writes one element at a time, in
+    the target's memory order, and its operands read memory it has already written (PyTorch's
+    element loop). t's memory is given back as it was: the caller writes the result."""
+    before = t._data.copy()
+    order = dense_strides(t._data.shape, tuple(s // t._data.itemsize for s in t._data.strides))
+    outer_first = sorted(range(t._data.ndim), key=lambda d: -order[d])
+    dst = _writable(t._data)
+    own = Tensor._wrap(before)  # (the op's `self` is read where it is written: its old value)
+    try:
+        with grad_mode.no_grad():
+            for step in np.ndindex(*(t._data.shape[d] for d in outer_first)):
+                at = tuple(step[outer_first.index(d)] for d in range(t._data.ndim))
+                dst[at] = fn(own, *args, **kwargs)._data[at]
+        return dst.copy()
+    finally:
+        np.copyto(dst, before)
 
 
 class CopySlices(Node):
@@ -327,11 +379,12 @@ class CopySlices(Node):
         if base_needed and grads[0] is not None and self.overlapping:
             # PyTorch copies fn's gradient into the view's (expanded) region of the base's
             raise RuntimeError(OVERLAP_MESSAGE)
-        keep = np.ones(g._data.size, dtype=bool)
-        keep[self.flat_index.ravel()] = False
-        base_grad = formula.keep(keep.reshape(g.shape), g)
-        if grads[0] is not None:
-            base_grad = base_grad + scatter_flat(grads[0], self.flat_index, tuple(g.shape))
+        if grads[0] is not None:  # fn's gradient for the view's elements, in their places
+            base_grad = put_flat(g, self.flat_index, grads[0])
+        else:
+            keep = np.ones(g._data.size, dtype=bool)
+            keep[self.flat_index.ravel()] = False
+            base_grad = formula.keep(keep.reshape(g.shape), g)
         # no gradient for what needs none (a Python number written, say), as in PyTorch
         others = tuple(
             gi if fn is not None else None
@@ -347,20 +400,28 @@ class CopySlices(Node):
 
 
 def _inplace_on_view(
-    view: Tensor, fn: Callable[..., Tensor], args: tuple, kwargs: dict, overlap: str, written
+    view: Tensor,
+    fn: Callable[..., Tensor],
+    args: tuple,
+    kwargs: dict,
+    overlap: str,
+    written,
+    stepwise: bool,
 ) -> Tensor:
     base = view._base
+    data = _element_by_element(view, fn, args, kwargs) if stepwise else None
     result = fn(_snapshot(view), *args, **kwargs)
+    data = result._data if data is None else data
     op = result._grad_fn
     if op is None:  # the view's dtype takes no gradient: a plain write
-        _write(view, result._data, overlap, written)
+        _write(view, data, overlap, written)
         return view
     node = CopySlices()
     node.next_functions = (edge_of(base),) + op.next_functions[1:]
     node._input_meta = ((base._data.shape, base._data.dtype),) + op._input_meta[1:]
     node.fn, node.flat_index = op, _flat_index(view)
     node.overlapping = overlapping(view._data)
-    _write(view, result._data, overlap, written)
+    _write(view, data, overlap, written)
     base._set_history(node, 0)
     regenerate_view_history(view, node.flat_index)
     _rebind_saved(op, result, view)
@@ -369,7 +430,17 @@ def _inplace_on_view(
 
 class AsStridedBackward0(Node):
     """A written view's new history: a window into its base's new history. An empty window
-    sends back zeros with no history, as PyTorch's does."""
+    sends back zeros with no history, as PyTorch's does. Where the window lies is worked out
+    when first needed, from the view's and base's memory at the node's making (a window that
+    no longer fits, after `.data =`, is refused then, as PyTorch's as_strided refuses it)."""
+
+    _flat_index: np.ndarray | None = None
+
+    @property
+    def flat_index(self) -> np.ndarray:
+        if self._flat_index is None:
+            self._flat_index = memory_positions(*self.geometry)
+        return self._flat_index
 
     def backward(self, g):
         if not self.flat_index.size:
@@ -390,7 +461,7 @@ def regenerate_view_history(view: Tensor, flat_index: np.ndarray | None = None) 
     base = view._base
     view._view_version = view._version_counter.value
     node = connect(AsStridedBackward0(), (base,))
-    node.flat_index = _flat_index(view) if flat_index is None else flat_index
+    node._flat_index, node.geometry = flat_index, (view._data, base._data)
     node.base_shape = tuple(base.shape)
     announce(node, (base,), view)
     view._set_history(node, 0)

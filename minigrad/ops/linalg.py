@@ -114,17 +114,47 @@ def mv(a: Tensor, b: Tensor) -> Tensor:
     return record(MvBackward0, a._data @ b._data, (a, b), save=_saves(a, b, ("self", "vec")))
 
 
+def _column_major(x: np.ndarray) -> bool:
+    """A transposed contiguous matrix (PyTorch's test: strides (1, rows))."""
+    return x.strides[0] == x.itemsize and x.strides[1] == x.shape[0] * x.itemsize
+
+
+def _mat1_grad(g: Any, mat2: Any, column_major: bool) -> Any:
+    """PyTorch's mm_mat1_backward: g @ mat2^T, computed transposed for a column-major mat1 so
+    that the gradient comes out laid out as mat1 was."""
+    if column_major:
+        return formula.t(formula.mm(mat2, formula.t(g)))
+    return formula.mm(g, formula.t(mat2))
+
+
+def _mat2_grad(g: Any, mat1: Any, column_major: bool) -> Any:
+    """PyTorch's mm_mat2_backward: mat1^T @ g, likewise in mat2's layout."""
+    if column_major:
+        return formula.t(formula.mm(formula.t(g), mat1))
+    return formula.mm(formula.t(mat1), g)
+
+
 class MmBackward0(Node):
+    column_major = (False, False)  # (set on the node when an operand is)
+
     def backward(self, g):
-        ga = formula.mm(g, formula.t(self.saved("mat2"))) if _needs(self, 0) else None
-        gb = formula.mm(formula.t(self.saved("self")), g) if _needs(self, 1) else None
+        major = self.column_major
+        ga = _mat1_grad(g, self.saved("mat2"), major[0]) if _needs(self, 0) else None
+        gb = _mat2_grad(g, self.saved("self"), major[1]) if _needs(self, 1) else None
         return ga, gb
+
+
+def _majors(x: np.ndarray, y: np.ndarray) -> dict:
+    major = (_column_major(x), _column_major(y))
+    return {"column_major": major} if any(major) else {}
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
     _check_mm(a._data, b._data)
     _no_bool(a, "addmm_impl_cpu_", a._data, b._data)
-    return record(MmBackward0, a._data @ b._data, (a, b), save=_saves(a, b, ("self", "mat2")))
+    x, y = a._data, b._data
+    save = _saves(a, b, ("self", "mat2"))
+    return record(MmBackward0, x @ y, (a, b), save=save, **_majors(x, y))
 
 
 class BmmBackward0(Node):
@@ -238,12 +268,13 @@ class AddmmBackward0(Node):
     and alpha * (mat1^T @ g) for the matrices."""
 
     beta = alpha = 1  # (nn.Linear's; other values are set on the node)
+    column_major = (False, False)
 
     def backward(self, g):
-        m1, m2, alpha = self.saved("mat1"), self.saved("mat2"), self.alpha
+        m1, m2, alpha, major = self.saved("mat1"), self.saved("mat2"), self.alpha, self.column_major
         gb = (g if self.beta == 1 else g * self.beta) if _needs(self, 0) else None
-        g1 = formula.mm(g, formula.t(m2)) if _needs(self, 1) else None
-        g2 = formula.mm(formula.t(m1), g) if _needs(self, 2) else None
+        g1 = _mat1_grad(g, m2, major[0]) if _needs(self, 1) else None
+        g2 = _mat2_grad(g, m1, major[1]) if _needs(self, 2) else None
         if alpha != 1:
             g1, g2 = (None if t is None else t * alpha for t in (g1, g2))
         return gb, g1, g2
@@ -298,12 +329,13 @@ def addmm(bias: Tensor, m1: Tensor, m2: Tensor, *, beta: float = 1, alpha: float
         _check_scale_in_place(beta, m1.dtype)
     scalar = x.dtype.type  # beta and alpha in the result dtype
     save = _saves(m1, m2, ("mat1", "mat2"), (bias, m1, m2))
+    major = _majors(x, y)
     if alpha == 1 == beta:
-        return record(AddmmBackward0, x @ y + b, (bias, m1, m2), save=save)
+        return record(AddmmBackward0, x @ y + b, (bias, m1, m2), save=save, **major)
     if alpha == 0:
         out = np.zeros(shape, x.dtype)
     else:
         out = x @ y if alpha == 1 else scalar(alpha) * (x @ y)
     if beta != 0:
         out = out + (b if beta == 1 else scalar(beta) * b)
-    return record(AddmmBackward0, out, (bias, m1, m2), save=save, beta=beta, alpha=alpha)
+    return record(AddmmBackward0, out, (bias, m1, m2), save=save, beta=beta, alpha=alpha, **major)

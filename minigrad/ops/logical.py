@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core.dtypes import SCALAR_NAMES
+from ..core.shapes import iterator_layout
 from ..core.tensor import Tensor
 from .elementwise import broadcast_operands
 from .reduction import numpy_names
@@ -33,7 +34,7 @@ def comparison(np_op: Callable) -> Callable:
         if not _is_operand(b):
             return NotImplemented
         _, (x, y), _ = broadcast_operands(a, b)
-        return Tensor._wrap(np.asarray(np_op(x, y)))
+        return Tensor._wrap(iterator_layout(np.asarray(np_op(x, y)), x, y))
 
     return compare
 
@@ -69,7 +70,7 @@ def bitwise(np_op: Callable, kernel: str) -> Callable:
             raise NotImplementedError(
                 f"\"{kernel}\" not implemented for '{SCALAR_NAMES[dtype.name]}'"
             )
-        return Tensor._wrap(np.asarray(np_op(x, y)))
+        return Tensor._wrap(iterator_layout(np.asarray(np_op(x, y)), x, y))
 
     return apply
 

@@ -1,4 +1,4 @@
-"""Piecewise-constant ops (sign, round, floor, ceil, trunc): their gradient is zero almost
+"""Piecewise-constant ops (sign, sgn, round, floor, ceil, trunc): their gradient is zero almost
 everywhere, which PyTorch records as a node that returns zeros; argsort has no gradient.
 Integer tensors are already whole: rounding returns a copy (bool has no kernel)."""
 
@@ -30,6 +30,23 @@ def sign(a: Tensor) -> Tensor:
     """PyTorch's sign is (0 < x) - (x < 0): 0 at NaN (numpy's is NaN); bools stay themselves."""
     x = a._data
     return record(SignBackward0, x.copy() if x.dtype == np.bool_ else formula.sign(x), (a,))
+
+
+class SgnBackward0(_ZeroGradient):
+    """Zeros, like sign's; PyTorch's formula (written for complex numbers) keeps the input and
+    the result, so writing either in place is refused."""
+
+    def backward(self, g):
+        self.saved("self"), self.saved("result")
+        return super().backward(g)
+
+
+def sgn(a: Tensor) -> Tensor:
+    """sign for real tensors, recorded under its own name: the one PyTorch's formulas use (a
+    norm's gradient under create_graph goes through SgnBackward0)."""
+    x = a._data
+    data = x.copy() if x.dtype == np.bool_ else formula.sign(x)
+    return record(SgnBackward0, data, (a,), save={"self": a}, save_result=True)
 
 
 def _integral(a: Tensor, kernel: str) -> Tensor | None:

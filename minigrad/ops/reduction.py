@@ -15,11 +15,13 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.node import Node
+from ..core.shapes import iterator_layout
 from ..core.tensor import Tensor
 from . import formula
 from ._record import argument_error, record
 from .elementwise import broadcast_operands, masked_fill
 from .indexing import ScatterBackward0, scatter_into_zeros
+from .piecewise import sgn
 from .shape import wrap_dim, wrap_dims
 
 
@@ -253,7 +255,7 @@ class MinimumBackward0(MaximumBackward0):
 def _binary_extreme(a: Tensor, b: Tensor, largest: bool) -> Tensor:
     (ta, tb), (x, y), _ = broadcast_operands(a, b)
     # PyTorch keeps `a` on a tie (maximum(-0.0, 0.0) is -0.0); numpy keeps its second argument
-    data = np.maximum(y, x) if largest else np.minimum(y, x)
+    data = iterator_layout(np.maximum(y, x) if largest else np.minimum(y, x), x, y)
     cls = MaximumBackward0 if largest else MinimumBackward0
     return record(cls, data, (ta, tb), save={"self": ta, "other": tb})
 
@@ -590,11 +592,11 @@ class LinalgVectorNormBackward0(Node):
     def backward(self, g):
         x, r, p = self.saved("self"), self.saved("result"), self.ord
         g, r = (_keep(t, self.dim, self.keepdim, x.ndim) for t in (g, r))
-        sign = formula.sign(x)
+        sign = sgn(x)  # (recorded under create_graph, as PyTorch's self.sgn())
         if p == 0:  # PyTorch returns no gradient at all (None, whatever g holds)
             return (None,)
         if p == 1:
-            return (g * sign,)
+            return (sign * g,)
         if p == 2:
             with np.errstate(divide="ignore", invalid="ignore"):
                 return (g * formula.keep(r._data != 0, x / r),)
@@ -602,13 +604,28 @@ class LinalgVectorNormBackward0(Node):
             ax = np.abs(x._data)
             mask = (ax == r._data) | np.isnan(ax)
             count = mask.sum(axis=self.dim, keepdims=True)
-            return (g / count.astype(x._data.dtype) * (mask * sign).astype(x._data.dtype),)
+            return (sign * (g / count.astype(x._data.dtype) * mask.astype(x._data.dtype)),)
         with np.errstate(divide="ignore", invalid="ignore"):
             if p < 1:
                 scaled = formula.keep(x._data != 0, x.abs() ** (p - 1)) * sign
                 return (scaled * g * r ** (1 - p),)
             scaled = x.abs() ** (p - 1) * sign if p < 2 else x * x.abs() ** (p - 2)
             return (scaled * formula.keep(r._data != 0, g / r ** (p - 1)),)
+
+
+def _no_identity(a: Tensor, p: float, dims: tuple | None) -> None:
+    """PyTorch's refusal to take a max or min of |x| over nothing (with its missing space)."""
+    where = "on an empty tensor "
+    if dims is not None:
+        empty = [d for d in dims if a._data.shape[d] == 0]
+        if not empty:
+            return
+        where = f"on the dimension {empty[0]}"
+    raise RuntimeError(
+        f"linalg.vector_norm cannot compute the {p:g} norm {where}because "
+        f"{'this dimension is empty and ' if dims is not None else ''}the operation does not "
+        "have an identity"
+    )
 
 
 def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -619,6 +636,8 @@ def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tenso
     )
     p = 2 if p in (None, "fro") else p
     dims = _dims(dim, a.ndim) if dim is not None else None
+    if not a._data.size and np.isinf(p):
+        _no_identity(a, p, dims)
     data = np.asarray(_vector_norm(a._data, p, dims, keepdim), dtype=a._data.dtype)
     return record(
         LinalgVectorNormBackward0,

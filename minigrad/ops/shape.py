@@ -280,10 +280,13 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
 
 def sum_to_size(a: Tensor, *shape: Any) -> Tensor:
     """Sum a broadcast gradient back down to `shape` (the engine's one reduction helper): a sum
-    keeping dims, then a view dropping the leading ones, as PyTorch's sum_to."""
+    keeping dims, then a view dropping the leading ones, as PyTorch's sum_to (which sums all
+    at once, no view, down to a 0-d shape)."""
     shape = _shape_arg(shape)
     if not expandable(shape, tuple(a.shape)):
         raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(a.shape)}}}.")
+    if not shape:
+        return a.sum()
     dims = reduced_dims(tuple(a.shape), shape)
     if not dims:
         return a

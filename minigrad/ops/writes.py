@@ -15,10 +15,20 @@ from ..core.dtypes import LEGACY_NAMES, SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
-from ._record import argument_error, is_operand, record
+from ._record import argument_error, is_operand, record, should_record
 from .elementwise import checked_scalar, masked_fill
-from .indexing import index_put, index_views, put_key, written_places
-from .inplace import ALLOWED, EARLY, LATE, copy, overlapping, run_inplace, same_data
+from .indexing import index_put, index_views, written_places
+from .inplace import (
+    ALLOWED,
+    ANY,
+    EARLY,
+    LATE,
+    NONE,
+    copy,
+    overlapping,
+    run_inplace,
+    same_data,
+)
 from .shape import broadcast_shapes, expand
 
 
@@ -125,19 +135,25 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     # a lone True is a new dim of size 1, as None (PyTorch copies into t.unsqueeze(0))
     view, advanced, sources = index_views(t, None if key is True else key, lone_slice=False)
     if advanced:
-        _index_put_(view, advanced, value, sources)
+        _index_put_(view, advanced, _without_leading_ones(value), sources)
     elif view.shape == value.shape:
         copy_into(view, value)
     elif value.ndim == 0:
         run_inplace(view, fill, (value,), {})
     else:
-        shape = tuple(value.shape)
-        while shape and shape[0] == 1:  # leading 1s go first (PyTorch's slicePrefix1sSize)
-            shape = shape[1:]
-        src = value.view(shape)
+        src = _without_leading_ones(value)
         if src.shape != view.shape:
             src = expand(src, tuple(view.shape))
         copy_into(view, src)
+
+
+def _without_leading_ones(value: Tensor) -> Tensor:
+    """The value viewed without its leading dims of size 1 (PyTorch's slicePrefix1sSize): a
+    recorded view, as PyTorch's."""
+    shape = tuple(value.shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return value if len(shape) == value.ndim else value.view(shape)
 
 
 def _index_put_(t: Tensor, advanced: dict, value: Tensor, sources: tuple) -> None:
@@ -145,19 +161,17 @@ def _index_put_(t: Tensor, advanced: dict, value: Tensor, sources: tuple) -> Non
     cast to t's dtype); otherwise the dtypes must match."""
     only = next(iter(advanced.values())) if len(advanced) == 1 else None
     fills = only is not None and only.dtype == np.bool_ and value._data.size == 1
-    if value.dtype != t.dtype:
-        if not fills:
-            put_key(t, advanced, value)  # PyTorch checks the shapes first
-            raise RuntimeError(
-                "Index put requires the source and destination dtypes match, got "
-                f"{SCALAR_NAMES[t.dtype.name]} for the destination and "
-                f"{SCALAR_NAMES[value.dtype.name]} for the source."
-            )
+    if value.dtype != t.dtype and fills:  # (other dtypes are refused by index_put)
+        if t._data.dtype.kind != "f" and should_record((value,)):
+            # an integer tensor never requires grad (PyTorch lets this write make one, and
+            # refuses the next op on it with this error)
+            raise RuntimeError(f"Autograd not support dtype: {SCALAR_NAMES[t.dtype.name]}")
         value = value.to(t.dtype)
     if overlapping(t._data):
         warnings.warn(EXPANDED_MASKED_FILL if fills else EXPANDED_INDEX_PUT, UserWarning, 3)
     written = partial(written_places, t, advanced)
-    run_inplace(t, index_put, (advanced, value, sources), {}, ALLOWED, written)
+    aliasing = NONE if fills else ANY
+    run_inplace(t, index_put, (advanced, value, sources), {}, ALLOWED, written, aliasing=aliasing)
 
 
 # --- random fills --------------------------------------------------------------------------

@@ -287,6 +287,10 @@ def inplace(p: Program) -> str | None:
         if op == "copy_" and not b.startswith("t"):
             return f"{a.name}.copy_({b})"
         return f"{a.name}.{op}({b})"
+    if roll < 0.72 and a.ndim >= 1:  # index_put_: a mask or an index, values that may alias
+        key = p.rng.choice((f"{a.name} > 0", "torch.tensor([0, 0])", "torch.tensor([-1])"))
+        value = p.rng.choice(("1.5", f"{a.name}[0]", f"{a.name}[-1:]", p.partner(a)))
+        return f"{a.name}[{key}] = {value}"
     if roll < 0.8 and a.ndim >= 1:
         return f"{a.name}[0] = {p.rng.choice(('1.5', '-0.0', a.name + '[-1]'))}"
     if roll < 0.9:

@@ -130,8 +130,9 @@ def snip_hook_on_an_output_without_gradient_sees_none(torch, out):
 def snip_materialized_zeros_require_grad_under_create_graph(torch, out):
     x = torch.ones(2, requires_grad=True)
     u = torch.ones(2, requires_grad=True)
-    (g,) = torch.autograd.grad((x * 2).sum(), [u], allow_unused=True, materialize_grads=True,
-                               create_graph=True)
+    (g,) = torch.autograd.grad(
+        (x * 2).sum(), [u], allow_unused=True, materialize_grads=True, create_graph=True
+    )
     out("g", (g, g.requires_grad))
 
 
@@ -198,6 +199,164 @@ def snip_leaf_reshaped_in_place_under_no_grad(torch, out):
         x.t_()
     y.backward()
     out("x.grad", (x.grad.shape, x.grad))
+
+
+# --- found by the fuzzer's second round, and the issue's list ---------------------------------
+def snip_node_hooks_return_what_they_were_given(torch, out):
+    for kind in ("post", "pre"):
+        for name, answer in (
+            ("a list", lambda gs: list(gs)),
+            ("too many", lambda gs: tuple(gs) + (None,)),
+            ("an int", lambda gs: 3),
+            ("another dtype", lambda gs: tuple(None if g is None else g.double() for g in gs)),
+            ("another size", lambda gs: tuple(None if g is None else g.sum() for g in gs)),
+        ):
+            x = torch.ones(2, requires_grad=True)
+            y = x * 2
+            if kind == "post":
+                y.grad_fn.register_hook(lambda gi, go, answer=answer: answer(gi))
+            else:
+                y.grad_fn.register_prehook(lambda go, answer=answer: answer(go))
+            with out.raises(f"{kind} hook returns {name}"):
+                y.sum().backward()
+    t = torch.ones(2, requires_grad=True)
+    (t * 1).register_hook(lambda g: g.tolist())
+    with out.raises("tensor hook returns a list"):
+        ((t * 1) * 1).sum().backward()
+
+
+def snip_function_gradient_for_a_number(torch, out):
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            return x * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, g
+
+    with out.raises("a gradient for k"):
+        Scale.apply(torch.ones(2, requires_grad=True), 3.0).sum().backward()
+
+
+def snip_no_grad_decorating_a_generator(torch, out):
+    @torch.no_grad()
+    def steps():
+        for _ in range(2):
+            yield torch.is_grad_enabled()
+
+    out("inside, then outside", [(inside, torch.is_grad_enabled()) for inside in steps()])
+
+
+def snip_pickle_and_deepcopy(torch, out):
+    import copy
+    import pickle
+
+    y = torch.ones(2, requires_grad=True) * 2
+    z = pickle.loads(pickle.dumps(y))
+    out("unpickled non-leaf", (z.requires_grad, z.is_leaf))
+    m = torch.nn.Linear(2, 1)
+    m(torch.ones(1, 2)).sum().backward()
+    out("deepcopied parameters' grads", [p.grad for p in copy.deepcopy(m).parameters()])
+
+
+def snip_norms_under_create_graph_and_of_nothing(torch, out):
+    x = torch.tensor([1.0, -2.0, 3.0, 0.5], requires_grad=True)
+    for p in (1, float("inf")):
+        (g,) = torch.autograd.grad(x.norm(p=p), x, create_graph=True)
+        out(f"p={p}", (g, g.grad_fn.name(), g.grad_fn.next_functions[0][0].name()))
+    with out.raises("inf norm of nothing"):
+        torch.zeros(0).norm(p=float("inf"))
+    with out.raises("-inf norm along an empty dim"):
+        torch.zeros(2, 0).norm(p=float("-inf"), dim=1)
+
+
+def snip_max_pool_gradient_under_create_graph(torch, out):
+    x = torch.tensor([[[[1.0, 5.0, 2.0], [3.0, 4.0, 0.5], [7.0, 1.0, 2.0]]]], requires_grad=True)
+    y = torch.nn.functional.max_pool2d(x, 2, 1)
+    (g,) = torch.autograd.grad((y * y).sum(), x, create_graph=True)
+    (gg,) = torch.autograd.grad((g * g).sum(), x)
+    out("g", (g.grad_fn.name(), gg))
+
+
+def snip_index_put_with_a_value_that_is_the_target(torch, out):
+    x = torch.arange(6.0)
+    with out.raises("x[i] = x"):
+        x[torch.arange(6)] = x
+    with out.raises("x[i] = x[0]"):
+        x[torch.tensor([1, 2])] = x[0]
+    x[x > 2] = x[1:2]  # one value under a mask: read first, as masked_fill_
+    out("x[mask] = x[1:2]", x)
+    v = torch.ones(1, 3, requires_grad=True)
+    y = torch.zeros(2, 3) * 1
+    y[torch.tensor([0])] = v
+    out("value viewed without its leading 1s", y.grad_fn.next_functions[1][0].name())
+
+
+def snip_operand_overlapping_the_target_element_by_element(torch, out):
+    x = torch.arange(1.0, 7.0).reshape(2, 3)
+    x[:, 0].add_(x[0, 0])  # the second element reads the first one's new value
+    out("column += its first element", x)
+    y = torch.arange(1.0, 7.0)
+    y[:4].sub_(y[1].expand(4))
+    out("slice -= an element of it", y)
+
+
+def snip_sign_zero_written_through_a_view(torch, out):
+    x = torch.tensor([-0.0, 1.0], dtype=torch.float64, requires_grad=True)
+    b = x * 1
+    b.unsqueeze(0).pow_(2)
+    (g,) = torch.autograd.grad(b, x, torch.ones(2, dtype=torch.float64))
+    out("1 / grad", 1 / g)
+
+
+def snip_post_accumulate_hook_of_a_leaf_detached_since(torch, out):
+    x = torch.tensor(-1.5, requires_grad=True)
+    seen = []
+    x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad))
+    y = x.abs()
+    x.detach_()
+    y.backward()
+    out("hook saw", seen)
+
+
+def snip_layouts_of_gradients_and_mixed_results(torch, out):
+    a = torch.ones(2, 3, requires_grad=True)
+    b = torch.ones(2, 4, requires_grad=True)
+    at = a.t()
+    (gat,) = torch.autograd.grad((at @ b).sum(), [at])
+    out("mm gradient of a transpose", gat.stride())
+    t, c = torch.ones(2, 3).t(), torch.ones(3, 2)
+    out("transpose + contiguous", ((t + c).stride(), (c + t).stride(), (t > c).stride()))
+    x0 = torch.tensor(2.0, requires_grad=True)
+    (g,) = torch.autograd.grad((torch.zeros(2) / x0).sum(), [x0], create_graph=True)
+    out("a 0-d gradient summed whole", g.grad_fn.name())
+
+
+def snip_integer_masked_fill_with_a_value_needing_grad(torch, out):
+    v = torch.tensor(1.5, requires_grad=True)
+    with out.raises("masked_fill of an int tensor"):
+        torch.tensor([1, -2]).masked_fill(torch.tensor([True, False]), v)
+    with out.raises("NaN into an int tensor"):
+        torch.tensor([1, -2]).masked_fill(torch.tensor([True, False]), v.log() * float("nan"))
+
+
+def snip_root_of_a_leaf_reshaped_in_place(torch, out):
+    x = torch.ones(2, 3, requires_grad=True)
+    with torch.no_grad():
+        x.t_()
+    with out.raises("backward from the leaf itself"):
+        x.backward(torch.ones(3, 2))
+
+
+def snip_view_whose_data_was_replaced_still_reports_its_history(torch, out):
+    x = torch.tensor(-1.5, requires_grad=True)
+    e = x.expand(2)
+    d = e.detach()
+    e.data = e.detach() * 2
+    with torch.no_grad():
+        d.unbind()[0].add_(1.0)
+    out("e", (e.is_leaf, e.grad_fn.name()))
 
 
 SNIPPETS = collect(globals())

@@ -138,6 +138,7 @@ TABLE: tuple[OpInfo, ...] = (
     *both("sqrt", U, domain=POSITIVE),
     *both("sqrt_", IU, inplace=True, domain=POSITIVE),
     *both("sign", U, values=KINK),
+    *both("sgn", U, values=KINK),
     op("Tensor.sign_", method("sign_"), IU, inplace=True, values=KINK),
     *both("round", ROUND, values=KINK),
     op("Tensor.round_", method("round_"), IU, inplace=True, values=KINK),

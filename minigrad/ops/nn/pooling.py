@@ -19,23 +19,31 @@ class MaxPool2DWithIndicesBackward0(Node):
     makes backward refuse. (The flat indices it scatters with are its own.)"""
 
     def backward(self, g):
-        self.saved("self")
+        source = self.saved("self")
         self.saved("result1")
-        return (_scatter_flat(g, self.indices, self.self_sym_sizes),)
+        return (_scatter_flat(g, self.indices, self.self_sym_sizes, source),)
 
 
-class _ScatterFlat(Node):
+class MaxPool2DWithIndicesBackwardBackward0(Node):
+    """The gradient above, recorded under create_graph. Like PyTorch's, it takes the pooled
+    input too (so it requires grad whenever that input does), whose gradient is zeros."""
+
     def backward(self, h):
-        return (_gather_flat(h, self.indices, self.grad_shape),)
+        zeros = formula.zeros_like(h) if self.next_functions[1][0] is not None else None
+        return _gather_flat(h, self.indices, self.grad_shape), zeros
 
 
-def _scatter_flat(g: Any, indices: np.ndarray, shape: tuple) -> Any:
+def _scatter_flat(g: Any, indices: np.ndarray, shape: tuple, source: Any = None) -> Any:
     """Pooling's backward: g added at the input positions its maxima came from."""
     batched = shape if len(shape) == 4 else (1, *shape)
     g_data = formula.data(g)
     data = kernels.max_pool2d_backward(g_data.reshape(indices.shape), indices, batched)
     return formula.result(
-        _ScatterFlat, data.reshape(shape), (g,), indices=indices, grad_shape=g_data.shape
+        MaxPool2DWithIndicesBackwardBackward0,
+        data.reshape(shape),
+        (g, source),
+        indices=indices,
+        grad_shape=g_data.shape,
     )
 
 
