@@ -47,7 +47,7 @@ import numpy as np
 from ..core import anomaly, grad_mode
 from ..core.dtypes import from_numpy_dtype
 from ..core.node import Node, edge_of
-from ..core.shapes import expandable, sum_to_array
+from ..core.shapes import dense, expandable, sum_to_array
 from ..core.tensor import Tensor
 from ..ops._record import mark_view
 from ..ops.inplace import copy
@@ -386,6 +386,8 @@ def accumulate_grad(task: GraphTask, node: Node, grad) -> list:
     var = node.variable
     if grad is None:
         return []
+    if var._grad_fn is not None:  # (detach_(), then an in-place op gave it a history)
+        raise RuntimeError("leaf variable has been moved into the graph interior")
     if var.requires_grad:  # (not after requires_grad_(False) or detach_(); the hooks still run)
         with task.report.accumulating(node, grad):
             accumulate(var, grad, task.create_graph)
@@ -413,24 +415,18 @@ def accumulate(t: Tensor, grad, create_graph: bool) -> None:
         else:
             t._grad = t._grad + grad
     elif t._grad is None:
-        if data.shape != t._data.shape:  # the leaf changed shape in place (t_() under no_grad):
-            shape = broadcast_shapes(t._data.shape, data.shape)  # PyTorch copies the gradient
-            if shape != t._data.shape:  # into the leaf's current layout
-                raise RuntimeError(
-                    f"output with shape {list(t.shape)} doesn't match the broadcast shape "
-                    f"{list(shape)}"
-                )
-            grad = data = np.broadcast_to(data, shape).copy()
-        if create_graph:
-            t._grad = copy(Tensor._wrap(np.empty_like(data)), grad)
+        if isinstance(grad, np.generic):  # (numpy's 0-d reductions give scalars)
+            grad = data = np.array(grad)
+        owned = type(grad) is np.ndarray and grad.base is None and grad.flags.writeable
+        if not create_graph and owned and obeys_layout_contract(data, t._data):
+            t._grad = Tensor._wrap(grad)  # the engine's own array, laid out as the leaf is
         else:
-            owned = type(grad) is np.ndarray and grad.base is None and grad.flags.writeable
-            t._grad = Tensor._wrap(grad if owned else np.array(data, copy=True))
+            t._grad = clone_obey_contract(grad, t._data, create_graph)
     elif create_graph:
         t._grad = t._grad + grad
     else:
         if data.shape != t._grad._data.shape:  # (the leaf changed shape: t_() under no_grad)
-            shape = np.broadcast_shapes(t._grad._data.shape, data.shape)
+            shape = broadcast_shapes(t._grad._data.shape, data.shape)
             if shape != t._grad._data.shape:
                 raise RuntimeError(
                     f"output with shape {list(t._grad.shape)} doesn't match the broadcast "
@@ -438,6 +434,42 @@ def accumulate(t: Tensor, grad, create_graph: bool) -> None:
                 )
         t._grad._data += data
         t._grad._bump()
+
+
+def obeys_layout_contract(grad: np.ndarray, leaf: np.ndarray) -> bool:
+    """PyTorch's test for keeping a first gradient as it is: laid out as the leaf (strides of
+    dims of size > 1 equal; a dense leaf) or contiguous. A leaf reshaped in place under
+    no_grad (t_(), unsqueeze_()) fails it, unless the gradient is 0-d."""
+    if not dense(leaf):
+        return grad.flags.c_contiguous
+    if grad.ndim > leaf.ndim:
+        return False
+    for n, g_step, l_step in zip(grad.shape, grad.strides, leaf.strides):
+        if (n != 1 and g_step != l_step) or (n == 1 and g_step == 0):
+            return False
+    return True
+
+
+def clone_obey_contract(grad: Any, leaf: np.ndarray, create_graph: bool) -> Tensor:
+    """PyTorch's clone_obey_contract: the gradient copied into a new tensor with the leaf's
+    shape and strides when the leaf is dense (broadcasting, or refusing as copy_ does), else a
+    contiguous clone. Under create_graph the copy is recorded (CopyBackwards)."""
+    data = grad._data if isinstance(grad, Tensor) else grad
+    if dense(leaf):
+        if data.shape != leaf.shape:
+            shape = broadcast_shapes(leaf.shape, data.shape)
+            if shape != leaf.shape:
+                raise RuntimeError(
+                    f"output with shape {list(leaf.shape)} doesn't match the broadcast shape "
+                    f"{list(shape)}"
+                )
+        out = np.empty_like(leaf, dtype=data.dtype)
+    else:
+        out = np.empty(data.shape, data.dtype)
+    if create_graph:
+        return copy(Tensor._wrap(out), grad)
+    np.copyto(out, data)
+    return Tensor._wrap(out)
 
 
 def validate_outputs(node: Node, outs: tuple, arrays: bool = False) -> list:

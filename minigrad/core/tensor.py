@@ -206,14 +206,12 @@ class Tensor:
         )
 
     def _set_requires_grad(self, requires_grad: bool, dtype_error: str) -> Tensor:
-        if self._grad_fn is not None:
-            if not requires_grad:
-                raise RuntimeError(
-                    "you can only change requires_grad flags of leaf variables. If you want to use "
-                    "a computed variable in a subgraph that doesn't require differentiation use "
-                    "var_no_grad = var.detach()."
-                )
-            return self
+        if self._grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError(dtype_error)
         if requires_grad and self._is_inference and not grad_mode._State.inference:
@@ -221,7 +219,8 @@ class Tensor:
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not "
                 "allowed."
             )
-        self._requires_grad = bool(requires_grad)
+        if self._grad_fn is None:
+            self._requires_grad = bool(requires_grad)
         return self
 
     @property
@@ -393,10 +392,11 @@ class Tensor:
 
     @property
     def data(self) -> Tensor:
-        """Same storage, but a fresh version counter (tracked, even for an inference tensor):
-        autograd cannot see changes made here."""
-        out = Tensor._wrap(self._data, counter=_VersionCounter())
-        out._is_inference = self._is_inference  # (in inference mode too: not a new tensor)
+        """Same storage, but a fresh version counter: autograd cannot see changes made here.
+        (An inference tensor's, read inside inference mode, counts nothing, as its detach().)"""
+        untracked = self._is_inference and grad_mode.is_inference_mode_enabled()
+        out = Tensor._wrap(self._data, counter=_Untracked() if untracked else _VersionCounter())
+        out._is_inference = self._is_inference
         return out
 
     @data.setter

@@ -85,7 +85,8 @@ def partly_overlaps(out: np.ndarray, inp: np.ndarray) -> bool:
         return False
     if _address(out) != _address(inp) or out.shape != inp.shape:
         return True
-    # the same elements in the same layout (the stride of a size-1 dim is never used)
+    # the same elements in the same layout (strides of size-1 dims are left out: PyTorch's
+    # compare them too, but theirs and numpy's follow different conventions; README)
     return any(a != b for a, b, n in zip(out.strides, inp.strides, out.shape) if n > 1)
 
 
@@ -94,7 +95,7 @@ def shares_memory(out: np.ndarray, inp: np.ndarray) -> bool:
     same layout included; layouts too hard to compare (not dense) are let through."""
     if not out.size or not inp.size or not np.may_share_memory(out, inp):
         return False
-    return dense(out) and dense(inp)
+    return out is inp or (dense(out) and dense(inp))  # (the very same tensor: x[i] = x)
 
 
 def short_name(node: Node) -> str:
@@ -144,7 +145,7 @@ def check_inplace(t: Tensor, recording: bool = True) -> None:
 def _snapshot(t: Tensor) -> Tensor:
     """The tensor as it is now (history included) on storage the write will not touch."""
     old = Tensor._wrap(t._data.copy(), t._requires_grad)
-    old._grad_fn, old._output_nr = t._grad_fn, t._output_nr
+    old._grad_fn, old._output_nr, old._made_meta = t._grad_fn, t._output_nr, t._made_meta
     return old
 
 

@@ -212,8 +212,9 @@ def unsqueeze(a: Tensor, dim: int) -> Tensor:
 
 
 class SqueezeBackward0(Node):
-    def backward(self, g):
-        return (g.reshape(self.self_sym_sizes),)
+    def backward(self, g):  # (nothing squeezed: the gradient itself, as PyTorch's unsqueeze_to)
+        shape = self.self_sym_sizes
+        return (g if tuple(g.shape) == tuple(shape) else g.reshape(shape),)
 
 
 class SqueezeBackward1(SqueezeBackward0):

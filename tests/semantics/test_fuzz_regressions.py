@@ -359,6 +359,57 @@ def snip_view_whose_data_was_replaced_still_reports_its_history(torch, out):
     out("e", (e.is_leaf, e.grad_fn.name()))
 
 
+def snip_first_gradient_of_a_leaf_reshaped_in_place(torch, out):
+    x = torch.tensor(1.0, requires_grad=True)
+    x.mean()
+    with torch.no_grad():
+        x.unsqueeze_(0)
+    x.sum().backward()
+    out("0-d gradient kept as it is", x.grad.shape)
+    y = torch.ones(2, 3, requires_grad=True)
+    y.sum().backward()
+    with torch.no_grad():
+        y.t_()
+    with out.raises("a second gradient that does not fit"):
+        y.sum().backward()
+
+
+def snip_leaf_moved_into_the_graph_interior(torch, out):
+    x = torch.tensor(-0.0, dtype=torch.float64, requires_grad=True)
+    y = x.clone()
+    x.detach_()
+    x.mul_(y)
+    with out.raises("backward to its old accumulator"):
+        y.sum().backward()
+
+
+def snip_inference_tensors_data_and_requires_grad(torch, out):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+    with torch.inference_mode():
+        y.data = y.detach() * 2
+    with out.raises("requires_grad_ on a non-leaf turned inference"):
+        y.requires_grad_()
+    with torch.inference_mode():
+        z = torch.ones(3) * 2
+        d = z.data
+    with out.raises("in-place view op outside inference mode"):
+        d.unsqueeze_(0)
+    out("d", d.shape)
+
+
+def snip_reductions_are_contiguous(torch, out):
+    x = torch.ones(2, 3, 4).permute(2, 0, 1)
+    out("sum, mean", (x.sum(1).stride(), x.mean(1).stride()))
+
+
+def snip_squeeze_gradient_of_nothing_squeezed(torch, out):
+    x = torch.tensor(-1.5, requires_grad=True)
+    s = x.squeeze()
+    (g,) = torch.autograd.grad(torch.minimum(s, s).sum(), [x], create_graph=True)
+    out("g", (g, g._base is None))
+
+
 SNIPPETS = collect(globals())
 
 
