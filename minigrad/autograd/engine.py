@@ -53,7 +53,7 @@ from ..ops._record import mark_view
 from ..ops.inplace import copy
 from ..ops.shape import broadcast_shapes
 from .hook_results import checked_tuple, checked_value
-from .report import reporter_for
+from .report import SILENT, reporter_for
 
 GRAPH_ROOT = "torch::autograd::GraphRoot"  # the node PyTorch puts above several roots
 
@@ -256,7 +256,7 @@ def run_plain(task: GraphTask, seeds: Sequence[Tensor]) -> None:
             outs = [None if g is None else g._data.view() for g in outs]  # a hook saw them
         else:
             outs = call_node(task, node, grads)
-        if not retain:
+        if not retain and not node._is_accumulate_grad:  # (it saves nothing)
             node._release_variables()
         last = None
         for (nxt, slot), g in zip(node.next_functions, outs):
@@ -389,8 +389,11 @@ def accumulate_grad(task: GraphTask, node: Node, grad) -> list:
     if var._grad_fn is not None:  # (detach_(), then an in-place op gave it a history)
         raise RuntimeError("leaf variable has been moved into the graph interior")
     if var.requires_grad:  # (not after requires_grad_(False) or detach_(); the hooks still run)
-        with task.report.accumulating(node, grad):
-            accumulate(var, grad, task.create_graph)
+        if task.report is SILENT:
+            accumulate_leaf(var, grad, task.create_graph)
+        else:
+            with task.report.accumulating(node, grad):
+                accumulate_leaf(var, grad, task.create_graph)
     hooks = var._post_acc_hooks
     if hooks:
         for fn in tuple(hooks.values()):
@@ -408,13 +411,18 @@ def accumulate(t: Tensor, grad, create_graph: bool) -> None:
     out of place under create_graph. A non-leaf (`retain_grad`, `backward(inputs=[h])`): a
     clone first, then out-of-place sums.
     """
-    data = grad._data if isinstance(grad, Tensor) else grad
-    if t.grad_fn is not None:
-        if t._grad is None:
-            t._grad = grad.clone() if create_graph else grad.detach().clone()
-        else:
-            t._grad = t._grad + grad
+    if t.grad_fn is None:
+        accumulate_leaf(t, grad, create_graph)
     elif t._grad is None:
+        t._grad = grad.clone() if create_graph else grad.detach().clone()
+    else:
+        t._grad = t._grad + grad
+
+
+def accumulate_leaf(t: Tensor, grad, create_graph: bool) -> None:
+    """`accumulate` for a leaf (AccumulateGrad's accumulateGrad)."""
+    data = grad._data if isinstance(grad, Tensor) else grad
+    if t._grad is None:
         if isinstance(grad, np.generic):  # (numpy's 0-d reductions give scalars)
             grad = data = np.array(grad)
         owned = type(grad) is np.ndarray and grad.base is None and grad.flags.writeable
@@ -440,6 +448,8 @@ def obeys_layout_contract(grad: np.ndarray, leaf: np.ndarray) -> bool:
     """PyTorch's test for keeping a first gradient as it is: laid out as the leaf (strides of
     dims of size > 1 equal; a dense leaf) or contiguous. A leaf reshaped in place under
     no_grad (t_(), unsqueeze_()) fails it, unless the gradient is 0-d."""
+    if grad.strides == leaf.strides and grad.shape == leaf.shape:
+        return dense(leaf) or grad.flags.c_contiguous  # (the usual case)
     if not dense(leaf):
         return grad.flags.c_contiguous
     if grad.ndim > leaf.ndim:
@@ -455,6 +465,8 @@ def clone_obey_contract(grad: Any, leaf: np.ndarray, create_graph: bool) -> Tens
     shape and strides when the leaf is dense (broadcasting, or refusing as copy_ does), else a
     contiguous clone. Under create_graph the copy is recorded (CopyBackwards)."""
     data = grad._data if isinstance(grad, Tensor) else grad
+    if not create_graph and data.shape == leaf.shape and leaf.flags.c_contiguous:
+        return Tensor._wrap(np.array(data, order="C"))  # (the usual case: a contiguous leaf)
     if dense(leaf):
         if data.shape != leaf.shape:
             shape = broadcast_shapes(leaf.shape, data.shape)
@@ -491,7 +503,9 @@ def validate_outputs(node: Node, outs: tuple, arrays: bool = False) -> list:
                 f"function {node.name()} returned a gradient of type "
                 f"{type(g).__name__} at index {i}, expected a Tensor or None"
             )
-        fixed[i] = fit_gradient(g, metas[i], arrays, f"Function {node.name()} returned an ", i)
+        data, (shape, np_dtype) = (g if arrays else g._data), metas[i]
+        if data.shape != shape or data.dtype != np_dtype:  # (the usual case: nothing to do)
+            fixed[i] = fit_gradient(g, metas[i], arrays, f"Function {node.name()} returned an ", i)
     return fixed
 
 
@@ -507,7 +521,8 @@ def validate_roots(task: GraphTask, seeds: Sequence[Tensor]) -> list[Tensor]:
             meta = node._input_meta[0]
         else:
             meta = t._made_meta or (t._data.shape, t._data.dtype)
-        fitted.append(fit_gradient(g, meta, False, "", i))
+        same = g._data.shape == meta[0] and g._data.dtype == meta[1]
+        fitted.append(g if same else fit_gradient(g, meta, False, "", i))
     return fitted
 
 

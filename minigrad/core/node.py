@@ -107,7 +107,12 @@ class Node:
         value = self._saved[key]
         if not isinstance(value, SavedTensor):
             return value
-        return value.data() if self._given_arrays else value.unpack(self)
+        try:
+            return value.data() if self._given_arrays else value.unpack(self)
+        except RuntimeError:
+            if len(self._saved) > 1:
+                self._check_saved()  # (raises the error PyTorch would raise first)
+            raise
 
     def __getattr__(self, attr: str) -> Any:
         # grad_fn._saved_self, _saved_other ... like PyTorch's generated attributes, and
@@ -164,11 +169,10 @@ class Node:
         raise NotImplementedError
 
     def _check_saved(self) -> None:
-        """With several tensors saved, check them all first, in the order PyTorch's generated
-        nodes unpack theirs (inputs by name, then outputs): which one an error names must not
-        hang on the order a formula here happens to read them."""
-        if self._freed:
-            return
+        """Every saved tensor checked in the order PyTorch's generated nodes unpack theirs
+        (inputs by name, then outputs), so that when several were changed the error names the
+        one PyTorch's names, whatever order a formula here reads them in. Run only once one
+        check has failed (`saved`)."""
         saved = [v for v in self._saved.items() if isinstance(v[1], SavedTensor)]
         for _, value in sorted(saved, key=lambda kv: (kv[1]._node_ref is not None, kv[0])):
             if value._hooks is None:
@@ -176,16 +180,12 @@ class Node:
 
     def apply(self, grads: tuple) -> tuple:
         """Gradients for each next edge, given the gradients of each forward output."""
-        if self._saved is not None and len(self._saved) > 1:
-            self._check_saved()
         out = self.backward(*grads)
         return out if isinstance(out, tuple) else (out,)
 
     def apply_arrays(self, grads: list) -> tuple:
         """`apply` on numpy arrays, for a node that `runs_on_arrays`: its saved tensors arrive
         as arrays too, so the formula records nothing and costs little more than its numpy."""
-        if self._saved is not None and len(self._saved) > 1:
-            self._check_saved()
         self._given_arrays = True
         try:
             out = self.backward(*grads)

@@ -182,8 +182,12 @@ class SavedTensor:
         """The saved numbers alone, for a formula running on arrays."""
         if self._hooks is not None:
             return self._unpacked()._data
-        self._check_unchanged()
-        return self._data if self._tensor is None else self._tensor._data
+        t = self._tensor
+        if self._counter.value != self._version or (
+            t is not None and (t._base is not None or (self._had_history and t._grad_fn is None))
+        ):
+            self._check_unchanged()  # (the usual case is checked inline: this runs per use)
+        return self._data if t is None else t._data
 
     def unpack(self, owner: Node | None) -> Tensor:
         if self._hooks is not None:

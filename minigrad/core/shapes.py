@@ -25,16 +25,17 @@ def sum_to_array(g: np.ndarray, shape: tuple) -> np.ndarray:
 
 
 def expandable(shape: tuple, to: tuple) -> bool:
-    """Whether `shape` broadcasts to `to`."""
-    try:
-        return np.broadcast_shapes(shape, to) == to
-    except ValueError:
+    """Whether `shape` broadcasts to `to` (each of its dims, from the right, equal or 1)."""
+    if len(shape) > len(to):
         return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(to)))
 
 
 def dense(a: np.ndarray) -> bool:
     """PyTorch's is_non_overlapping_and_dense: the elements fill their memory span exactly, in
     some order of the dims (a transpose is dense, a slice with a step or an expand is not)."""
+    if a.flags.c_contiguous:
+        return True
     expected = a.itemsize
     for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n != 1):
         if stride != expected:
@@ -98,7 +99,12 @@ def iterator_layout(out: np.ndarray, *operands: np.ndarray) -> np.ndarray:
     """An elementwise result laid out as PyTorch lays it out (`dense_strides` of the operands
     broadcast to its shape): numpy makes it contiguous where the operands' layouts disagree,
     PyTorch follows the first one (a transpose plus a contiguous tensor is a transpose)."""
-    if out.ndim < 2 or all(a.flags.c_contiguous for a in operands):
+    if out.ndim < 2:
+        return out
+    for a in operands:
+        if not a.flags.c_contiguous:
+            break
+    else:
         return out  # (both libraries: contiguous)
     steps = [_broadcast_strides(a, out.shape) for a in operands]
     want = dense_strides(out.shape, *steps)

@@ -20,6 +20,9 @@ from ..core.tensor import Tensor, _Untracked
 def is_operand(value: Any) -> bool:
     """What an op takes where a Tensor goes: a Tensor, a number, or (beyond PyTorch) a numpy
     array. Anything else (None, a list, a string) is refused, never read as NaN."""
+    kind = type(value)
+    if kind is Tensor or kind is float or kind is int:  # (the usual cases, checked first)
+        return True
     return isinstance(value, (Tensor, numbers.Number, np.ndarray, np.generic))
 
 
@@ -154,28 +157,22 @@ def should_record(inputs: tuple) -> bool:
     return wanted and normal
 
 
-def needed(inputs: tuple) -> tuple[bool, ...] | None:
-    """Which inputs' gradients will have somewhere to go, i.e. a gradient edge (PyTorch's
-    should_compute_output), so that an op saves only what those gradients read: a view made
-    under no_grad requires grad but has no edge. None when nothing records (nothing is asked:
-    reading a stale view's edge re-derives its history)."""
-    if not should_record(inputs):
-        return None
-    return tuple(t is not None and edge_of(t)[0] is not None for t in inputs)
-
-
 def record(
     node_cls: type[Node],
     data: np.ndarray,
     inputs: tuple,
     save: dict | None = None,
     save_result: bool = False,
+    save_for: dict | None = None,
     **attrs: Any,
 ) -> Tensor:
     """Wrap `data` as the op's output and, when grad is on, attach a `node_cls` node to it.
 
     `inputs` are the tensors gradients flow back to (None for a non-tensor slot); `save` the
-    tensors backward needs (only those, so that unrelated in-place changes stay legal).
+    tensors backward needs (only those, so that unrelated in-place changes stay legal);
+    `save_for` those it needs only for one input's gradient, `{name: (tensor, i)}`: saved
+    when input i has a gradient edge (PyTorch's should_compute_output: a view made under
+    no_grad requires grad but has none), else None.
     """
     out = Tensor._wrap(data)
     if not should_record(inputs):
@@ -186,6 +183,11 @@ def record(
     if attrs:
         node.__dict__.update(attrs)
     out._grad_fn = node
+    if save_for:
+        edges = node.next_functions
+        save = {} if save is None else dict(save)
+        for name, (t, i) in save_for.items():
+            save[name] = t if edges[i][0] is not None else None
     if save:
         node._save(save)
     if save_result:

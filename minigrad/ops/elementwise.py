@@ -14,7 +14,7 @@ from ..core.node import Node
 from ..core.shapes import iterator_layout
 from ..core.tensor import Tensor
 from . import formula
-from ._record import cast, is_operand, needed, operands, record
+from ._record import cast, is_operand, operands, record
 from .shape import broadcast_shapes
 
 
@@ -135,9 +135,8 @@ class MulBackward0(Node):
 
 def mul(a: Any, b: Any) -> Tensor:
     (ta, tb), (x, y), _ = broadcast_operands(a, b)
-    need = needed((ta, tb))  # (each operand is saved for the other's gradient)
-    save = need and {"other": tb if need[0] else None, "self": ta if need[1] else None}
-    return record(MulBackward0, iterator_layout(x * y, x, y), (ta, tb), save=save)
+    save = {"other": (tb, 0), "self": (ta, 1)}  # each for the other's gradient
+    return record(MulBackward0, iterator_layout(x * y, x, y), (ta, tb), save_for=save)
 
 
 class DivBackward0(Node):
@@ -168,15 +167,14 @@ def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
             f"but found '{rounding_mode}'"
         )
     (ta, tb), (x, y), dtype = broadcast_operands(a, b)
-    need = needed((ta, tb))
-    save = need and {"other": tb if any(need) else None, "self": ta if need[1] else None}
+    save, save_for = {"other": tb}, {"self": (ta, 1)}  # (other: for both gradients)
     if rounding_mode is not None:
-        return record(
-            DivBackward2, _rounded_quotient(x, y, dtype, rounding_mode), (ta, tb), save=save
-        )
+        data = _rounded_quotient(x, y, dtype, rounding_mode)
+        return record(DivBackward2, data, (ta, tb), save=save, save_for=save_for)
     (x, y), _ = _float_result([x, y], dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return record(DivBackward0, iterator_layout(x / y, x, y), (ta, tb), save=save)
+        data = iterator_layout(x / y, x, y)
+        return record(DivBackward0, data, (ta, tb), save=save, save_for=save_for)
 
 
 def _rounded_quotient(x: np.ndarray, y: np.ndarray, dtype: dtypes.dtype, mode: str) -> np.ndarray:

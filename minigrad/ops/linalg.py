@@ -15,7 +15,7 @@ from ..core.dtypes import SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
-from ._record import needed, record
+from ._record import record
 from .shape import SqueezeBackward4, broadcast_shapes, expand, unsafe_view
 
 
@@ -30,14 +30,10 @@ def _no_bool(t: Tensor, kernel: str, *operands: np.ndarray) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
-def _saves(a: Tensor, b: Tensor, names: tuple[str, str], inputs: tuple = ()) -> dict:
-    """Each operand is saved only for the other one's gradient, when that one is needed
-    (`inputs`: all the op's inputs, ending with the two operands, e.g. addmm's (bias, a, b))."""
-    need = needed(inputs or (a, b))
-    if need is None:
-        return {}
-    to_a, to_b = need[-2:]
-    return {names[0]: a if to_b else None, names[1]: b if to_a else None}
+def _saves(names: tuple[str, str], a: Tensor, b: Tensor, first: int = 0) -> dict:
+    """Each operand saved only for the other one's gradient (`record`'s save_for); `first`:
+    where the two operands start among the op's inputs (addmm's bias comes before them)."""
+    return {names[0]: (a, first + 1), names[1]: (b, first)}
 
 
 def _needs(node: Node, i: int) -> bool:
@@ -85,7 +81,10 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
             f"{a.shape[0]} and {b.shape[0]} elements respectively"
         )
     return record(
-        DotBackward0, np.asarray(a._data @ b._data), (a, b), save=_saves(a, b, ("self", "tensor"))
+        DotBackward0,
+        np.asarray(a._data @ b._data),
+        (a, b),
+        save_for=_saves(("self", "tensor"), a, b),
     )
 
 
@@ -111,12 +110,7 @@ def mv(a: Tensor, b: Tensor) -> Tensor:
             f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
             f"{a.shape[1]}), vec ({b.shape[0]})"
         )
-    return record(MvBackward0, a._data @ b._data, (a, b), save=_saves(a, b, ("self", "vec")))
-
-
-def _column_major(x: np.ndarray) -> bool:
-    """A transposed contiguous matrix (PyTorch's test: strides (1, rows))."""
-    return x.strides[0] == x.itemsize and x.strides[1] == x.shape[0] * x.itemsize
+    return record(MvBackward0, a._data @ b._data, (a, b), save_for=_saves(("self", "vec"), a, b))
 
 
 def _mat1_grad(g: Any, mat2: Any, column_major: bool) -> Any:
@@ -145,16 +139,20 @@ class MmBackward0(Node):
 
 
 def _majors(x: np.ndarray, y: np.ndarray) -> dict:
-    major = (_column_major(x), _column_major(y))
-    return {"column_major": major} if any(major) else {}
+    """`column_major` for the node, when an operand is (as nn.Linear's weight.t() is):
+    PyTorch's test is strides (1, rows); numpy's flags say the same of a matrix, and of a
+    single row or column only what its size-1 dim's stride would change, which nothing reads."""
+    fx, fy = x.flags, y.flags
+    major = (fx.f_contiguous and not fx.c_contiguous, fy.f_contiguous and not fy.c_contiguous)
+    return {"column_major": major} if major[0] or major[1] else {}
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
     _check_mm(a._data, b._data)
     _no_bool(a, "addmm_impl_cpu_", a._data, b._data)
     x, y = a._data, b._data
-    save = _saves(a, b, ("self", "mat2"))
-    return record(MmBackward0, x @ y, (a, b), save=save, **_majors(x, y))
+    save = _saves(("self", "mat2"), a, b)
+    return record(MmBackward0, x @ y, (a, b), save_for=save, **_majors(x, y))
 
 
 class BmmBackward0(Node):
@@ -184,7 +182,7 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
             raise RuntimeError(f"expected scalar type {_scalar(a)} but found {_scalar(b)}")
         _no_bool(a, "bmm")
         data = np.matmul(x, y)
-    return record(BmmBackward0, data, (a, b), save=_saves(a, b, ("self", "mat2")))
+    return record(BmmBackward0, data, (a, b), save_for=_saves(("self", "mat2"), a, b))
 
 
 def _squeezed(out: Tensor) -> Tensor:
@@ -328,14 +326,16 @@ def addmm(bias: Tensor, m1: Tensor, m2: Tensor, *, beta: float = 1, alpha: float
     if not x.shape[1] and shape[0] * shape[1] and beta != 0:
         _check_scale_in_place(beta, m1.dtype)
     scalar = x.dtype.type  # beta and alpha in the result dtype
-    save = _saves(m1, m2, ("mat1", "mat2"), (bias, m1, m2))
+    save = _saves(("mat1", "mat2"), m1, m2, first=1)
     major = _majors(x, y)
     if alpha == 1 == beta:
-        return record(AddmmBackward0, x @ y + b, (bias, m1, m2), save=save, **major)
+        return record(AddmmBackward0, x @ y + b, (bias, m1, m2), save_for=save, **major)
     if alpha == 0:
         out = np.zeros(shape, x.dtype)
     else:
         out = x @ y if alpha == 1 else scalar(alpha) * (x @ y)
     if beta != 0:
         out = out + (b if beta == 1 else scalar(beta) * b)
-    return record(AddmmBackward0, out, (bias, m1, m2), save=save, beta=beta, alpha=alpha, **major)
+    return record(
+        AddmmBackward0, out, (bias, m1, m2), save_for=save, beta=beta, alpha=alpha, **major
+    )

@@ -87,7 +87,8 @@ def _from_zero(total: Any) -> np.ndarray:
     """A float sum as PyTorch's: its accumulator starts at +0.0, so a sum of -0.0s is +0.0
     (numpy's starts from the first element and keeps -0.0); and contiguous, as PyTorch makes
     a reduction's result whatever the input's layout (numpy follows it)."""
-    total = np.asarray(total)
+    if type(total) is not np.ndarray or total.ndim == 0:  # (a full reduction: a 0-d result)
+        return np.asarray(total + 0.0 if total.dtype.kind == "f" else total)
     return _c_order(total + 0.0 if total.dtype.kind == "f" else total)
 
 
