@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -254,6 +255,9 @@ def run_plain(task: GraphTask, seeds: Sequence[Tensor]) -> None:
         if node._pre_hooks or node._post_hooks or node._tensor_hooks or node._retain_hooks:
             outs = evaluate_function(task, node, [_tensor(g) for g in grads])
             outs = [None if g is None else g._data.view() for g in outs]  # a hook saw them
+        elif node._is_accumulate_grad:
+            accumulate_grad(task, node, grads[0])
+            continue  # (it sends nothing on, and saves nothing)
         else:
             outs = call_node(task, node, grads)
         if not retain and not node._is_accumulate_grad:  # (it saves nothing)
@@ -388,7 +392,8 @@ def accumulate_grad(task: GraphTask, node: Node, grad) -> list:
         return []
     if var._grad_fn is not None:  # (detach_(), then an in-place op gave it a history)
         raise RuntimeError("leaf variable has been moved into the graph interior")
-    if var.requires_grad:  # (not after requires_grad_(False) or detach_(); the hooks still run)
+    # (not after requires_grad_(False) or detach_(); the hooks below still run)
+    if var._requires_grad or var.requires_grad:
         if task.report is SILENT:
             accumulate_leaf(var, grad, task.create_graph)
         else:
@@ -425,8 +430,7 @@ def accumulate_leaf(t: Tensor, grad, create_graph: bool) -> None:
     if t._grad is None:
         if isinstance(grad, np.generic):  # (numpy's 0-d reductions give scalars)
             grad = data = np.array(grad)
-        owned = type(grad) is np.ndarray and grad.base is None and grad.flags.writeable
-        if not create_graph and owned and obeys_layout_contract(data, t._data):
+        if not create_graph and engine_owned(grad) and obeys_layout_contract(data, t._data):
             t._grad = Tensor._wrap(grad)  # the engine's own array, laid out as the leaf is
         else:
             t._grad = clone_obey_contract(grad, t._data, create_graph)
@@ -442,6 +446,18 @@ def accumulate_leaf(t: Tensor, grad, create_graph: bool) -> None:
                 )
         t._grad._data += data
         t._grad._bump()
+
+
+def engine_owned(grad: Any) -> bool:
+    """Whether nobody but the engine holds the gradient's memory, so that `.grad` may take it
+    as it is (PyTorch steals a gradient whose use_count says the same): an array of its own,
+    or a view of one nothing else refers to (sum_to's sum viewed without its leading dims, a
+    product transposed); not the caller's seed, nor one a hook kept."""
+    if type(grad) is not np.ndarray or not grad.flags.writeable:
+        return False
+    return grad.base is None or (
+        type(grad.base) is np.ndarray and sys.getrefcount(grad.base) == 2  # (the view's own)
+    )
 
 
 def obeys_layout_contract(grad: np.ndarray, leaf: np.ndarray) -> bool:
@@ -505,7 +521,7 @@ def validate_outputs(node: Node, outs: tuple, arrays: bool = False) -> list:
             )
         data, (shape, np_dtype) = (g if arrays else g._data), metas[i]
         if data.shape != shape or data.dtype != np_dtype:  # (the usual case: nothing to do)
-            fixed[i] = fit_gradient(g, metas[i], arrays, f"Function {node.name()} returned an ", i)
+            fixed[i] = fit_gradient(g, metas[i], arrays, node, i)
     return fixed
 
 
@@ -522,19 +538,21 @@ def validate_roots(task: GraphTask, seeds: Sequence[Tensor]) -> list[Tensor]:
         else:
             meta = t._made_meta or (t._data.shape, t._data.dtype)
         same = g._data.shape == meta[0] and g._data.dtype == meta[1]
-        fitted.append(g if same else fit_gradient(g, meta, False, "", i))
+        fitted.append(g if same else fit_gradient(g, meta, False, None, i))
     return fitted
 
 
-def fit_gradient(g: Any, meta: tuple, arrays: bool, who: str, i: int) -> Any:
+def fit_gradient(g: Any, meta: tuple, arrays: bool, node: Node | None, i: int) -> Any:
     """`g` summed to the expected shape where it broadcasts to it and cast to the expected
-    dtype; PyTorch's error if its shape is neither."""
+    dtype; PyTorch's error if its shape is neither (naming the node that returned it, if not
+    a seed)."""
     data = g if arrays else g._data
     shape, np_dtype = meta
     if data.shape == shape and data.dtype == np_dtype:
         return g  # the common case: nothing to check further
     if data.shape != shape:
         if not expandable(shape, data.shape):
+            who = "" if node is None else f"Function {node.name()} returned an "
             raise RuntimeError(
                 f"{who}invalid gradient at index {i} - got {list(data.shape)} but expected "
                 f"shape compatible with {list(shape)}"
@@ -552,14 +570,19 @@ def _check_nan(name: str, outs: Sequence) -> None:
 
 
 def _as_gradient(g: np.ndarray | None, incoming: list) -> Tensor | None:
-    """A node's array result as a Tensor; one that is a view of a gradient the node was handed
-    (SumBackward0's expand, ViewBackward0's reshape) is that gradient's view, as in PyTorch,
-    made with grad mode off: writing it in place later under grad mode is refused."""
+    """A node's array result as a Tensor; where PyTorch's is a view, so is this one, made with
+    grad mode off (writing it in place later under grad mode is refused): a view of a
+    gradient the node was handed (SumBackward0's expand, ViewBackward0's reshape), or sum_to's
+    sum (which keeps its dims) viewed without the leading ones."""
     out = _tensor(g)
     if g is not None and g.base is not None:
         for source in incoming:
             if source is not None and np.may_share_memory(g, source._data):
                 return mark_view(out, source)
+        base = g.base  # (a numba kernel's array has numba's memory record as its base)
+        lead = base.ndim - g.ndim if type(base) is np.ndarray else 0
+        if lead > 0 and base.size == g.size and base.shape[lead:] == g.shape:
+            return mark_view(out, Tensor._wrap(base))
     return out
 
 

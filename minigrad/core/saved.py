@@ -183,8 +183,13 @@ class SavedTensor:
         if self._hooks is not None:
             return self._unpacked()._data
         t = self._tensor
-        if self._counter.value != self._version or (
-            t is not None and (t._base is not None or (self._had_history and t._grad_fn is None))
+        version = self._counter.value
+        if version != self._version or (
+            t is not None
+            and (
+                (t._base is not None and t._view_version != version)  # (a stale view)
+                or (self._had_history and t._grad_fn is None)
+            )
         ):
             self._check_unchanged()  # (the usual case is checked inline: this runs per use)
         return self._data if t is None else t._data

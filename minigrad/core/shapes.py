@@ -16,18 +16,25 @@ def reduced_dims(big: tuple, shape: tuple) -> tuple[int, ...]:
 
 
 def sum_to_array(g: np.ndarray, shape: tuple) -> np.ndarray:
-    """Tensor.sum_to_size for a bare array."""
+    """Tensor.sum_to_size for a bare array, laid out as PyTorch's sum_to lays it out: a sum
+    that keeps its dims, viewed without the leading ones (so the result is a view of the sum),
+    or one plain sum down to a 0-d shape."""
     dims = reduced_dims(np.shape(g), shape)
     if not dims:
         return g
-    out = np.add.reduce(g, axis=dims)
-    return out if out.shape == shape else out.reshape(shape)
+    if not shape:
+        return np.add.reduce(g, axis=dims)
+    out = np.add.reduce(g, axis=dims, keepdims=True)
+    return out if out.ndim == len(shape) else out.reshape(shape)
 
 
 def expandable(shape: tuple, to: tuple) -> bool:
     """Whether `shape` broadcasts to `to` (each of its dims, from the right, equal or 1)."""
-    if len(shape) > len(to):
+    lead = len(to) - len(shape)
+    if lead < 0:
         return False
+    if to[lead:] == shape:  # (the usual case: a bias broadcast over a batch)
+        return True
     return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(to)))
 
 

@@ -146,13 +146,16 @@ def should_record(inputs: tuple) -> bool:
     for t in inputs:
         if t is None:
             continue
-        if not t._is_inference:
-            normal = True
-        if not wanted and (
+        requires = (
             t._requires_grad
             or t._grad_fn is not None
             or (t._base is not None and t._base.requires_grad)
-        ):
+        )
+        if not t._is_inference:
+            if requires:
+                return True  # (the usual case)
+            normal = True
+        elif requires:
             wanted = True
     return wanted and normal
 

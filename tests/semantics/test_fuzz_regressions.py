@@ -410,6 +410,19 @@ def snip_squeeze_gradient_of_nothing_squeezed(torch, out):
     out("g", (g, g._base is None))
 
 
+def snip_sum_to_result_is_a_no_grad_view_of_a_sum(torch, out):
+    x = torch.tensor([[1.25], [0.5], [0.0]], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(x.expand(2, 3, 1).cos().sum(), [x])
+    (h,) = torch.autograd.grad(x.expand(3, 4).cos().sum(), [x])  # no leading dims: no view
+    out("views", (g._base is not None, h._base is None, g.stride(), h.stride()))
+    with out.raises("write the view under grad mode"):
+        g.sub_(x)
+    h.sub_(x)
+    (n,) = torch.autograd.grad(x.norm(), [x])  # no view either: written like any tensor
+    n.copy_(x)
+    out("h, n", (h, n, n._base is None))
+
+
 SNIPPETS = collect(globals())
 
 
