@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from . import data
+from . import courses, data
 from .runner import Impl, Runner, now, timed
 from .workloads import LR, W1_SIZES, W2_SIZES, W4_LENGTH, W4_START, w4_ops
 
@@ -100,6 +100,8 @@ def setups(lib: ModuleType) -> dict:
         "W2": lambda: _epoch(lib, mlp(lib, W2_SIZES), "W2", images=False),
         "W3": lambda: _epoch(lib, cnn(lib), "W3", images=True),
         "W4": lambda: _w4(lib),
+        "W5": lambda: courses.makemore_step(lib),
+        "W6": lambda: courses.gpt_step(lib),
     }
 
 

@@ -11,8 +11,17 @@ DESCRIPTIONS = {
     "W2": "MLP 64-128-64-10 (ReLU, cross-entropy), digits, batch 64, one epoch",
     "W3": "CNN conv16-pool-conv32-pool-linear, digits, batch 64, one epoch",
     "W4": "2,000-op elementwise chain on a (4,) tensor, per op",
+    "W5": "makemore MLP (embedding 27x10, block 3, tanh 200), batch 32, one SGD step",
+    "W6": "tiny GPT (2 blocks, 4 heads, embed 32, block 16), batch 16, one AdamW step",
 }
-METRICS = {"W1": ("step",), "W2": ("epoch",), "W3": ("epoch",), "W4": ("forward/op", "backward/op")}
+METRICS = {
+    "W1": ("step",),
+    "W2": ("epoch",),
+    "W3": ("epoch",),
+    "W4": ("forward/op", "backward/op"),
+    "W5": ("step",),
+    "W6": ("step",),
+}
 
 W1_SIZES = (2, 16, 16, 1)
 W2_SIZES = (64, 128, 64, 10)

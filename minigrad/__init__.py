@@ -4,7 +4,7 @@
 
 import importlib as _importlib
 
-from . import accelerator, autograd, cuda
+from . import accelerator, autograd, backends, cuda, linalg, random
 from . import ops as _ops  # binds the Tensor methods and operators
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .core.anomaly import is_anomaly_enabled, set_detect_anomaly
@@ -19,6 +19,7 @@ from .core.dtypes import (
     int32,
     int64,
     set_default_dtype,
+    uint8,
 )
 from .core.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from .core.tensor import Size, Tensor
@@ -31,12 +32,12 @@ from .creation import (
     full,
     full_like,
     linspace,
-    manual_seed,
     ones,
     ones_like,
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
     randperm,
@@ -44,17 +45,48 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .determinism import (
+    are_deterministic_algorithms_enabled,
+    is_deterministic_algorithms_warn_only_enabled,
+    use_deterministic_algorithms,
+)
+from .legacy import (
+    BoolTensor,
+    ByteTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+)
 from .ops import binary_function as _binary_function
 from .ops import elementwise as _ew
 from .ops import index_add as _index_add
 from .ops import indexing as _ix
+from .ops import lerp as _lerp
 from .ops import linalg as _la
 from .ops import logical as _logical
 from .ops import ordering as _ordering
 from .ops import piecewise as _pw
 from .ops import reduction as _red
+from .ops import remainder as _rem
 from .ops import shape as _sh
 from .ops import split as _split
+from .ops import tensor_operand as _tensor_operand
+from .ops import tensor_or_number as _tensor_or_number
+from .ops import transcendental as _tr
+from .ops.einsum import einsum
+from .ops.meshgrid import meshgrid
+from .ops.sampling import bernoulli, multinomial, normal
+from .random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 
 float = float32  # noqa: A001
 double = float64
@@ -130,6 +162,42 @@ sin_, cos_, exp_, log_, tanh_, sigmoid_, relu_, abs_, neg_, sqrt_, clamp_, fill_
         "zero_",
     )
 )
+
+# --- issue 21, elementwise math: torch.log10 ... torch.erfc (and numpy's aliases, arcsin ...)
+# with their in-place twins, atan2, remainder, fmod, lerp, clamp_min/max, the logical ops
+globals().update(_tr.FUNCTIONS)
+globals().update({f"{_n}_": _ops.METHODS[f"{_n}_"] for _n in _tr.FUNCTIONS})
+atan2 = _tensor_operand("atan2", _tr.atan2, position=2)
+arctan2 = _tensor_operand("arctan2", _tr.atan2, position=2)
+remainder, fmod = (
+    _tensor_or_number(_n, getattr(_rem, _n), method=False) for _n in ("remainder", "fmod")
+)
+lerp = _lerp.lerp
+clamp_min, clamp_min_ = (
+    _tensor_or_number(_n, _ops.METHODS[_n], "min", method=False)
+    for _n in ("clamp_min", "clamp_min_")
+)
+clamp_max, clamp_max_ = (
+    _tensor_or_number(_n, _ops.METHODS[_n], "max", method=False)
+    for _n in ("clamp_max", "clamp_max_")
+)
+logical_and, logical_or, logical_xor = (
+    _tensor_operand(_n, getattr(_logical, _n), position=2)
+    for _n in ("logical_and", "logical_or", "logical_xor")
+)
+logical_not = _logical.logical_not
+# --- end of issue 21's elementwise block
+# --- issue 21, structural ops (torch.linalg is minigrad/linalg.py)
+cumsum, cumprod, logsumexp, topk, dist = (
+    _ops.METHODS[_n] for _n in ("cumsum", "cumprod", "logsumexp", "topk", "dist")
+)
+tril, triu, gather, scatter, scatter_add, outer, ger = (
+    _ops.METHODS[_n] for _n in ("tril", "triu", "gather", "scatter", "scatter_add", "outer", "ger")
+)
+histc, histogram, det, inverse = (
+    _ops.METHODS[_n] for _n in ("histc", "histogram", "det", "inverse")
+)
+# --- end of issue 21's structural block
 
 
 def equal(a: Tensor, b: Tensor) -> bool:  # noqa: D103

@@ -1,25 +1,19 @@
-"""Tensor factories (tensor, zeros, ones, arange, rand...) and the seeded random generator."""
+"""Tensor factories (tensor, zeros, ones, arange, rand...); the random ones draw from their
+`generator=` or the default generator (core/generator.py)."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
 import numpy as np
 
-from .core import dtypes
+from .core import dtypes, ranges
 from .core.device import check_cpu
+from .core.generator import Generator, generator_of
 from .core.shapes import empty_like
 from .core.tensor import Tensor
-
-
-class _Generator:
-    rng = np.random.default_rng(0)
-
-
-def manual_seed(seed: int) -> _Generator:
-    _Generator.rng = np.random.default_rng(seed)
-    return _Generator
 
 
 def _size(size: tuple, factory: str = "") -> tuple:
@@ -182,16 +176,53 @@ def random_dtype(dtype: dtypes.dtype, kernel: str) -> dtypes.dtype:
     return dtype
 
 
-def rand_like(t: Tensor, dtype=None, device: Any = None) -> Tensor:
+def rand_like(
+    t: Tensor,
+    dtype=None,
+    requires_grad: bool = False,
+    generator: Generator | None = None,
+    device: Any = None,
+) -> Tensor:
     check_cpu(device)
     dtype = random_dtype(dtype or t.dtype, "check_uniform_bounds")
-    return _finish(_Generator.rng.random(t.shape), dtype, False)
+    return _finish(generator_of(generator, "rand_like").random(t.shape), dtype, requires_grad)
 
 
-def randn_like(t: Tensor, dtype=None, device: Any = None) -> Tensor:
+def randn_like(
+    t: Tensor,
+    dtype=None,
+    requires_grad: bool = False,
+    generator: Generator | None = None,
+    device: Any = None,
+) -> Tensor:
     check_cpu(device)
     dtype = random_dtype(dtype or t.dtype, "normal_kernel_cpu")
-    return _finish(_Generator.rng.standard_normal(t.shape), dtype, False)
+    return _finish(
+        generator_of(generator, "randn_like").standard_normal(t.shape), dtype, requires_grad
+    )
+
+
+def _number(value: Any, fn: str, name: str) -> Any:
+    """A range bound: a number, or a 0-d tensor's number."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(
+                f"{fn} only supports 0-dimensional start and end tensors, but got {name} with "
+                f"{value.ndim} dimension(s)."
+            )
+        return value.item()
+    return value
+
+
+def _range_dtype(dtype: dtypes.dtype, kernel: str) -> dtypes.dtype:
+    if dtype is dtypes.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    return dtype
+
+
+def _cxx(value: Any) -> str:
+    """A number as PyTorch's C++ messages print it (0.0 as 0)."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def arange(
@@ -202,34 +233,59 @@ def arange(
     requires_grad: bool = False,
     device: Any = None,
 ) -> Tensor:
+    """start, start + step, ... below end, each value as PyTorch's kernel computes it
+    (core/ranges.py): float outputs from double arithmetic, integer ones from int64."""
     check_cpu(device)
     if end is None:
         start, end = 0, start
+    start, end, step = (
+        _number(v, "arange", n) for v, n in ((start, "start"), (end, "end"), (step, "step"))
+    )
     is_float = any(isinstance(v, float) for v in (start, end, step))
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    data = np.arange(start, end, step)
     if dtype is None:
         dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
+    _range_dtype(dtype, "arange_cpu")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_cxx(start)} -> {_cxx(end)}")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dtype.is_floating_point:
+        n = ranges.arange_size(start, end, step, integral=False)
+        data = ranges.arange_float(float(start), float(step), n, dtype.np)
+    else:
+        if dtype is dtypes.int64 and int(step) == 0:
+            raise ValueError("step must be nonzero")
+        integral = dtype is dtypes.int64  # counted from the truncated bounds
+        bounds = (int(start), int(end), int(step)) if integral else (start, end, step)
+        n = ranges.arange_size(*bounds, integral=integral)
+        data = int(start) + int(step) * np.arange(n, dtype=np.int64)
     return _finish(data, dtype, requires_grad)
 
 
 def linspace(
-    start: float,
-    end: float,
+    start: Any,
+    end: Any,
     steps: int,
     dtype=None,
     requires_grad: bool = False,
     device: Any = None,
-):
+) -> Tensor:
+    """steps values from start to end as PyTorch's kernel computes them (core/ranges.py);
+    integer outputs truncate start, end and each value."""
     check_cpu(device)
+    start, end = _number(start, "linspace", "start"), _number(end, "linspace", "end")
+    if not isinstance(steps, int) or isinstance(steps, bool):
+        got = ", ".join(type(v).__name__ for v in (start, end, steps))
+        raise TypeError(f"linspace() received an invalid combination of arguments - got ({got})")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return _finish(
-        np.linspace(start, end, steps), dtype or dtypes.get_default_dtype(), requires_grad
-    )
+    dtype = _range_dtype(dtype or dtypes.get_default_dtype(), "linspace_cpu")
+    if not dtype.is_floating_point:
+        start, end = int(start), int(end)
+    data = ranges.linspace_values(start, end, steps, dtype.np) if steps else np.zeros(0)
+    return _finish(data, dtype, requires_grad)
 
 
 def eye(
@@ -243,19 +299,48 @@ def eye(
 
 
 def rand(
-    *size: Any, dtype=None, requires_grad: bool = False, generator: Any = None, device: Any = None
+    *size: Any,
+    dtype=None,
+    requires_grad: bool = False,
+    generator: Generator | None = None,
+    device: Any = None,
 ) -> Tensor:
     check_cpu(device)
     dtype = random_dtype(dtype or dtypes.get_default_dtype(), "check_uniform_bounds")
-    return _finish(_Generator.rng.random(_size(size)), dtype, requires_grad)
+    return _finish(generator_of(generator, "rand").random(_size(size)), dtype, requires_grad)
 
 
 def randn(
-    *size: Any, dtype=None, requires_grad: bool = False, generator: Any = None, device: Any = None
+    *size: Any,
+    dtype=None,
+    requires_grad: bool = False,
+    generator: Generator | None = None,
+    device: Any = None,
 ) -> Tensor:
     check_cpu(device)
     dtype = random_dtype(dtype or dtypes.get_default_dtype(), "normal_kernel_cpu")
-    return _finish(_Generator.rng.standard_normal(_size(size)), dtype, requires_grad)
+    return _finish(
+        generator_of(generator, "randn").standard_normal(_size(size)), dtype, requires_grad
+    )
+
+
+def _integers(
+    low: int, high: int, size: tuple, dtype: dtypes.dtype, generator: Generator | None
+) -> np.ndarray:
+    """Integers in [low, high) as PyTorch's random_ draws them, its range checks first."""
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    if not dtype.is_floating_point:
+        info = np.iinfo(dtype.np) if dtype is not dtypes.bool_ else np.iinfo(np.uint8)
+        top = 1 if dtype is dtypes.bool_ else info.max
+        kind = dtypes.C_NAMES[dtype.name]
+        if not info.min <= low <= top:
+            raise RuntimeError(f"from is out of bounds for {kind}")
+        if not info.min <= high - 1 <= top:
+            raise RuntimeError(f"to - 1 is out of bounds for {kind}")
+    return generator_of(generator, "randint").integers(low, high, size=size).astype(dtype.np)
 
 
 def randint(
@@ -265,7 +350,7 @@ def randint(
     size: Any = None,
     dtype=None,
     requires_grad: bool = False,
-    generator: Any = None,
+    generator: Generator | None = None,
     device: Any = None,
 ) -> Tensor:
     """randint(high, size) or randint(low, high, size): integers in [low, high)."""
@@ -277,36 +362,91 @@ def randint(
         high = rest.pop()
     if low is None:
         low = rest.pop() if rest else 0
-    if low >= high:
-        raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
-        )
-    data = _Generator.rng.integers(low, high, size=_size((size,)))
-    return _finish(data, dtype or dtypes.int64, requires_grad)
+    dtype = dtype or dtypes.int64
+    data = _integers(low, high, _size((size,)), dtype, generator)
+    return _finish(data, None, requires_grad)
 
 
-def randperm(n: int, device: Any = None) -> Tensor:
+def randint_like(
+    t: Tensor,
+    *args: int,
+    low: int | None = None,
+    high: int | None = None,
+    dtype=None,
+    requires_grad: bool = False,
+    generator: Generator | None = None,
+    device: Any = None,
+) -> Tensor:
+    """randint_like(t, high) or randint_like(t, low, high): t's shape and (by default) dtype."""
     check_cpu(device)
-    return Tensor._wrap(_Generator.rng.permutation(n).astype(np.int64))
+    rest = list(args)
+    if high is None:
+        high = rest.pop()
+    if low is None:
+        low = rest.pop() if rest else 0
+    data = _integers(low, high, tuple(t.shape), dtype or t.dtype, generator)
+    return _finish(data, None, requires_grad)
 
 
-def random_normal(shape: tuple, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
-    return _Generator.rng.normal(mean, std, shape)
+def randperm(
+    n: int,
+    generator: Generator | None = None,
+    dtype=None,
+    requires_grad: bool = False,
+    device: Any = None,
+) -> Tensor:
+    """0..n-1 shuffled; the dtype must hold n - 1 (bool holds nothing, as in PyTorch)."""
+    check_cpu(device)
+    (n,) = _size((n,))
+    dtype = dtype or dtypes.int64
+    if dtype is dtypes.bool_:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if not dtype.is_floating_point and n - 1 > np.iinfo(dtype.np).max:
+        raise RuntimeError(f"value cannot be converted to type {dtype.name}_t without overflow")
+    return _finish(generator_of(generator, "randperm").permutation(n), dtype, requires_grad)
 
 
-def random_uniform(shape: tuple, a: float = 0.0, b: float = 1.0) -> np.ndarray:
-    return _Generator.rng.uniform(a, b, shape)
+def normal_filled(
+    mean: float,
+    std: float,
+    size: Any,
+    generator: Generator | None = None,
+    dtype=None,
+    requires_grad: bool = False,
+    device: Any = None,
+) -> Tensor:
+    """torch.normal(mean, std, size) with two numbers: a factory like randn."""
+    check_cpu(device)
+    dtype = random_dtype(dtype or dtypes.get_default_dtype(), "normal_kernel_cpu")
+    data = random_normal(_size((size,)), mean, std, generator)
+    return _finish(data, dtype, requires_grad)
 
 
-def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
+def random_normal(
+    shape: tuple, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None
+) -> np.ndarray:
+    return generator_of(generator, "normal_").normal(mean, std, shape)
+
+
+def random_uniform(
+    shape: tuple, a: float = 0.0, b: float = 1.0, generator: Generator | None = None
+) -> np.ndarray:
+    return generator_of(generator, "uniform_").uniform(a, b, shape)
+
+
+def normal_(
+    t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None
+) -> Tensor:
     """nn.init's fill (no graph: nn.init runs under no_grad); Tensor.normal_ is ops/writes.py's."""
-    t._data[...] = random_normal(t.shape, mean, std)
+    t._data[...] = random_normal(t.shape, mean, std, generator)
     t._bump()
     return t
 
 
-def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
+def uniform_(
+    t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None
+) -> Tensor:
     """nn.init's fill (no graph: nn.init runs under no_grad); Tensor.uniform_ is ops/writes.py's."""
-    t._data[...] = random_uniform(t.shape, a, b)
+    t._data[...] = random_uniform(t.shape, a, b, generator)
     t._bump()
     return t

@@ -33,8 +33,9 @@ int64 = dtype("int64", np.int64, 1)
 float32 = dtype("float32", np.float32, 2)
 float64 = dtype("float64", np.float64, 2)
 float16 = dtype("float16", np.float16, 2)
+uint8 = dtype("uint8", np.uint8, 1)  # torch.ByteTensor's: generator states, legacy bytes
 
-_BY_NUMPY = {d.np: d for d in (bool_, int32, int64, float32, float64, float16)}
+_BY_NUMPY = {d.np: d for d in (bool_, int32, int64, float32, float64, float16, uint8)}
 _default_float = float32
 
 # Legacy type names used in PyTorch messages, e.g. "[torch.FloatTensor [3]]".
@@ -45,6 +46,7 @@ LEGACY_NAMES = {
     "int64": "LongTensor",
     "int32": "IntTensor",
     "bool": "BoolTensor",
+    "uint8": "ByteTensor",
 }
 SCALAR_NAMES = {
     "float32": "Float",
@@ -53,6 +55,7 @@ SCALAR_NAMES = {
     "int64": "Long",
     "int32": "Int",
     "bool": "Bool",
+    "uint8": "Byte",
 }
 
 # C type names, as PyTorch's grad-assignment errors print them.
@@ -63,6 +66,7 @@ C_NAMES = {
     "int64": "long int",
     "int32": "int",
     "bool": "bool",
+    "uint8": "unsigned char",
 }
 
 

@@ -479,6 +479,13 @@ class Tensor:
             extras.append("requires_grad=True")
         return format_tensor(self._data, self.dtype, dtypes.get_default_dtype(), extras)
 
+    def __format__(self, format_spec: str) -> str:
+        """A 0-d tensor formats as its Python number (`f"{loss:.4f}"`), others as objects do:
+        their repr for an empty spec, a TypeError for any other (PyTorch's rule)."""
+        if self._data.ndim == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
     def __reduce_ex__(self, proto):  # (a non-leaf comes back a leaf that requires grad)
         return (_rebuild, (self._data, self.requires_grad))
 

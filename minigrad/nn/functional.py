@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import creation
 from ..core.tensor import Tensor
+from ..ops import inplace as _inplace
 from ..ops import nn as _ops
 
 __all__ = [
@@ -174,7 +175,159 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         mask = np.zeros((), dtype=dtype)
     else:
-        keep = creation._Generator.rng.random(input.shape) >= p
+        keep = creation.generator_of(None).random(input.shape) >= p
         mask = keep.astype(dtype) / dtype.type(1.0 - p)
     noise = Tensor._wrap(mask)
     return input.mul_(noise) if inplace else input * noise
+
+
+# --- nn layers (issue 21): activations ----------------------------------------------------
+__all__ += [  # (extended here, beside the functions it names)
+    "elu",
+    "elu_",
+    "gelu",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "hardtanh_",
+    "leaky_relu",
+    "leaky_relu_",
+    "logsigmoid",
+    "mish",
+    "relu6",
+    "silu",
+    "softplus",
+    "softsign",
+]
+
+gelu = _ops.gelu
+logsigmoid = _ops.logsigmoid
+softplus = _ops.softplus
+
+
+def _in_place(input: Tensor, op: Any, *args: Any, overlap: str = _inplace.EARLY) -> Tensor:
+    """op(input, *args) written back into input, with PyTorch's in-place autograd rules
+    (`overlap`: when an expanded input is refused, see run_inplace)."""
+    return _inplace.run_inplace(input, op, args, {}, overlap)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """In place, the result is saved (LeakyReluBackward1), as in PyTorch."""
+    if inplace:
+        return _in_place(input, _ops.leaky_relu_result, negative_slope)
+    return _ops.leaky_relu(input, negative_slope)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """In place, the result is saved (EluBackward1), as in PyTorch."""
+    if inplace:
+        return _in_place(input, _ops.elu_result, alpha)
+    return _ops.elu(input, alpha)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
+def _maybe_in_place(op: Any, input: Tensor, inplace: bool, *args: Any) -> Tensor:
+    return _in_place(input, op, *args) if inplace else op(input, *args)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _maybe_in_place(_ops.silu, input, inplace)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _maybe_in_place(_ops.mish, input, inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _maybe_in_place(_ops.hardswish, input, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    return _maybe_in_place(_ops.hardsigmoid, input, inplace)
+
+
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:  # (a bool input is refused before an expanded one)
+        return _in_place(input, _ops.hardtanh, min_val, max_val, overlap=_inplace.LATE)
+    return _ops.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|), composed of ops as in PyTorch (its grad_fn is DivBackward0)."""
+    return input / (input.abs() + 1)
+
+
+# --- nn layers (issue 21): normalization ---------------------------------------------------
+__all__ += ["group_norm", "layer_norm"]
+
+layer_norm = _ops.layer_norm
+group_norm = _ops.group_norm
+
+
+# --- nn layers (issue 21): embedding -------------------------------------------------------
+__all__ += ["embedding"]
+
+
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
+    """weight's rows at `input`; max_norm first rescales (in place, without grad) the rows
+    used whose norm exceeds it, as PyTorch does."""
+    if padding_idx is not None:
+        rows = weight.size(0)
+        if not -rows <= padding_idx < rows:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx = padding_idx % rows
+    if sparse:
+        raise NotImplementedError("minigrad has no sparse tensors: embedding(sparse=True)")
+    if max_norm is not None:
+        input = input.contiguous()  # (as PyTorch: a copy, if any, is what backward keeps)
+        _ops.embedding_renorm_(weight, input, max_norm, norm_type)
+    return _ops.embedding(input, weight, padding_idx, scale_grad_by_freq)
+
+
+# --- nn layers (issue 21): padding ---------------------------------------------------------
+__all__ += ["pad"]
+
+pad = _ops.pad
+
+
+# --- nn layers (issue 21): pooling ---------------------------------------------------------
+__all__ += [
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "max_pool1d",
+]
+
+avg_pool2d = _ops.avg_pool2d
+adaptive_avg_pool2d = _ops.adaptive_avg_pool2d
+adaptive_max_pool2d = _ops.adaptive_max_pool2d
+avg_pool1d = _ops.avg_pool1d
+max_pool1d = _ops.max_pool1d

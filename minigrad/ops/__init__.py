@@ -6,25 +6,34 @@ from typing import Any
 
 import numpy as np
 
-from .. import creation
 from ..core import dtypes
 from ..core.device import check_cpu, device_of_to_args
 from ..core.dtypes import dtype_of_to_args
 from ..core.tensor import Tensor
 from . import elementwise as ew
 from . import (
+    histogram,
     index_add,
     indexing,
     inplace,
     inplace_view,
+    lerp,
     linalg,
     logical,
+    new_tensors,
     nn,
     ordering,
     piecewise,
     reduction,
+    remainder,
+    sampling,
+    scan,
+    scatter,
     shape,
+    solve,
     split,
+    transcendental,
+    triangle,
     writes,
 )
 from ._record import argument_error, is_operand
@@ -102,6 +111,10 @@ def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
     """x.type() names the legacy tensor type ('torch.FloatTensor'); x.type(t) casts to t."""
     if dtype is None:
         return f"torch.{dtypes.LEGACY_NAMES[self.dtype.name]}"
+    if dtype is Tensor:  # x.type(torch.Tensor): the default dtype
+        dtype = dtypes.get_default_dtype()
+    if isinstance(getattr(dtype, "dtype", None), dtypes.dtype):  # a legacy type: LongTensor
+        dtype = dtype.dtype
     if isinstance(dtype, str):
         by_name = {f"torch.{legacy}": name for name, legacy in dtypes.LEGACY_NAMES.items()}
         if dtype not in by_name:
@@ -115,7 +128,7 @@ def _equal(self: Tensor, other: Tensor) -> bool:
     return self.shape == other.shape and bool(np.array_equal(self._data, other._data))
 
 
-def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+def _check_bounds_cast(self: Tensor, min: Any = None, max: Any = None) -> None:  # noqa: A002
     """With number bounds, PyTorch's cast check names the C type ('long int')."""
     numbers = not isinstance(min, Tensor) and not isinstance(max, Tensor)
     if numbers and (min is not None or max is not None):
@@ -125,16 +138,11 @@ def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: 
                 f"result type {dtypes.SCALAR_NAMES[result.name]} can't be cast to the desired "
                 f"output type {dtypes.C_NAMES[self.dtype.name]}"
             )
+
+
+def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    _check_bounds_cast(self, min, max)
     return inplace.apply_inplace(self, ew.clamp, min, max)
-
-
-def _new(kind):
-    def method(self: Tensor, *size: Any, dtype=None, requires_grad: bool = False) -> Tensor:
-        size = shape._shape_arg(size)
-        make = creation.zeros if kind == "zeros" else creation.ones
-        return make(size, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    return method
 
 
 METHODS = {
@@ -256,8 +264,16 @@ METHODS = {
     "int": lambda self: shape.to_dtype(self, dtypes.int32),
     "bool": lambda self: shape.to_dtype(self, dtypes.bool_),
     "type_as": lambda self, other: shape.to_dtype(self, other.dtype),
-    "new_zeros": _new("zeros"),
-    "new_ones": _new("ones"),
+    # --- data & random (issue 21): factories like this tensor, and sampling
+    "new_zeros": new_tensors.new_zeros,
+    "new_ones": new_tensors.new_ones,
+    "new_empty": new_tensors.new_empty,
+    "new_full": new_tensors.new_full,
+    "new_tensor": new_tensors.new_tensor,
+    "multinomial": sampling.multinomial,
+    "bernoulli": sampling.bernoulli,
+    "bernoulli_": sampling.bernoulli_,
+    # --- end data & random
     "uniform_": writes.uniform_,
     "normal_": writes.normal_,
     # in place
@@ -298,6 +314,114 @@ METHODS = {
     # what Tensor.grad_fn calls when a view's base was written in place
     "_regenerate_view_history": inplace.regenerate_view_history,
 }
+# --- issue 21, elementwise math: transcendental functions (with numpy's aliases), atan2,
+# remainder/fmod and `%`, lerp, clamp_min/clamp_max, the logical ops; each with its in-place twin
+
+
+def _clamp_min_(self: Tensor, min: Any) -> Tensor:  # noqa: A002
+    _check_bounds_cast(self, min=min)
+    return inplace.apply_inplace(self, ew.clamp_min, min)
+
+
+def _clamp_max_(self: Tensor, max: Any) -> Tensor:  # noqa: A002
+    _check_bounds_cast(self, max=max)
+    return inplace.apply_inplace(self, ew.clamp_max, max)
+
+
+def tensor_operand(name: str, fn, position: int = 1):
+    """An op whose other operand must be a Tensor (atan2, logical_and): PyTorch's TypeError
+    names its position, 1 for the method `t.atan2(x)`, 2 for `torch.atan2(t, x)`."""
+
+    def call(input: Tensor, other: Any, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
+        if position == 2 and not isinstance(input, Tensor):
+            raise argument_error(name, "input", 1, input)
+        if not isinstance(other, Tensor):
+            raise argument_error(name, "other", position, other)
+        return fn(input, other, *args, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
+def tensor_or_number(name: str, fn, arg: str = "other", method: bool = True):
+    """An op whose operand is a Tensor or a number (remainder, fmod, clamp_min): anything else
+    (None included) is PyTorch's "invalid combination" TypeError, whose list of arguments
+    leaves self out for a method and starts with the input for `torch.name`."""
+
+    def call(input: Any, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002
+        value = args[0] if args else kwargs.get(arg)
+        if value is None or not is_operand(value):
+            got = ", ".join(type(v).__name__ for v in ((value,) if method else (input, value)))
+            head = "" if method else "Tensor input, "
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got ({got}), but "
+                f"expected one of:\n * ({head}Tensor {arg})\n * ({head}Number {arg})\n"
+            )
+        return fn(input, *args, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
+for _name, _fn in transcendental.FUNCTIONS.items():
+    METHODS[_name] = _fn
+    METHODS[f"{_name}_"] = _inplace(transcendental.INPLACE.get(_name, _fn))
+for _name in ("atan2", "arctan2"):
+    METHODS[_name] = tensor_operand(_name, transcendental.atan2)
+    METHODS[f"{_name}_"] = tensor_operand(f"{_name}_", _inplace(transcendental.atan2))
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    _fn = getattr(logical, _name)
+    METHODS[_name] = tensor_operand(_name, _fn)
+    METHODS[f"{_name}_"] = tensor_operand(f"{_name}_", logical.logical_inplace(_fn))
+METHODS.update(
+    {
+        "remainder": tensor_or_number("remainder", remainder.remainder),
+        "remainder_": tensor_or_number("remainder_", _inplace(remainder.remainder)),
+        "__mod__": _operator(remainder.remainder),
+        "__rmod__": _operator(lambda self, other: remainder.remainder(other, self)),
+        "__imod__": _operator(_inplace(remainder.remainder)),
+        "fmod": tensor_or_number("fmod", remainder.fmod),
+        "fmod_": tensor_or_number("fmod_", _inplace(remainder.fmod)),
+        "lerp": lerp.lerp_method,
+        "lerp_": _inplace(lerp.lerp_method),
+        "clamp_min": tensor_or_number("clamp_min", ew.clamp_min, "min"),
+        "clamp_max": tensor_or_number("clamp_max", ew.clamp_max, "max"),
+        "clamp_min_": tensor_or_number("clamp_min_", _clamp_min_, "min"),
+        "clamp_max_": tensor_or_number("clamp_max_", _clamp_max_, "max"),
+        "logical_not": logical.logical_not,
+        "logical_not_": logical.logical_inplace(logical.logical_not),
+    }
+)
+# --- end of issue 21's elementwise block
+# --- issue 21, structural ops: scans, logsumexp, topk, dist, triangles, gather/scatter, outer,
+# histograms, det/inverse (torch.linalg's other names live in minigrad/linalg.py)
+METHODS.update(
+    {
+        "cumsum": scan.cumsum,
+        "cumprod": scan.cumprod,
+        "cumsum_": _inplace(scan.cumsum),
+        "cumprod_": _inplace(scan.cumprod),
+        "logsumexp": reduction.logsumexp,
+        "topk": ordering.topk,
+        "dist": reduction.dist,
+        "tril": triangle.tril,
+        "triu": triangle.triu,
+        "tril_": _inplace(triangle.tril),
+        "triu_": _inplace(triangle.triu),
+        "gather": scatter.gather,
+        "scatter": scatter.scatter,
+        "scatter_": _inplace(scatter.scatter),
+        "scatter_add": scatter.scatter_add,
+        "scatter_add_": _inplace(scatter.scatter_add),
+        "outer": linalg.outer,
+        "ger": linalg.outer,
+        "histc": histogram.histc,
+        "histogram": histogram.histogram,
+        "det": solve.det,
+        "inverse": solve.inv,
+    }
+)
+# --- end of issue 21's structural block
 # the named comparisons (`t.eq(2)`, `t.greater(u)`): the operators without a reflected fallback
 for _names, _operator in (
     (("eq",), "__eq__"),

@@ -536,7 +536,10 @@ class ClampBackward1(Node):
 class ClampBackward0(Node):
     """clamp with tensor bounds (PyTorch's clamp_backward and clamp_backward_min_max): x's
     gradient passes where min <= x <= max; a bound's where it is the value taken: min where
-    x < min (and min < max), max where x > max (or max < min). NaN compares false throughout."""
+    x < min (and min < max), max where x > max (or max < min). NaN compares false throughout.
+    `slots`: which of x, min, max are the node's inputs (clamp_min's node has no max)."""
+
+    slots = (0, 1, 2)
 
     def backward(self, g):
         x = formula.data(self.saved("self"))
@@ -549,9 +552,10 @@ class ClampBackward0(Node):
             inside, low, high = x >= lo, x < lo, None
         else:
             inside, low, high = (x >= lo) & (x <= hi), (x < lo) & (lo < hi), (x > hi) | (hi < lo)
+        masks = (inside, low, high)
         return tuple(
-            formula.keep(mask, g) if fn is not None else None
-            for mask, (fn, _) in zip((inside, low, high), self.next_functions)
+            formula.keep(masks[i], g) if fn is not None else None
+            for i, (fn, _) in zip(self.slots, self.next_functions)
         )
 
 
@@ -574,6 +578,39 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     Tensor bounds broadcast with `a` and get gradients; min > max gives max everywhere."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return _clamped(a, min, max, ClampBackward1, ClampBackward0)
+
+
+class ClampMinBackward0(ClampBackward1):
+    """clamp_min(x, number): clamp's gradient, under PyTorch's name for it."""
+
+
+class ClampMinBackward1(ClampBackward0):
+    """clamp_min(x, tensor)."""
+
+    slots = (0, 1)
+
+
+class ClampMaxBackward0(ClampBackward1):
+    """clamp_max(x, number)."""
+
+
+class ClampMaxBackward1(ClampBackward0):
+    """clamp_max(x, tensor)."""
+
+    slots = (0, 2)
+
+
+def clamp_min(a: Tensor, min: Any) -> Tensor:  # noqa: A002
+    return _clamped(a, min, None, ClampMinBackward0, ClampMinBackward1)
+
+
+def clamp_max(a: Tensor, max: Any) -> Tensor:  # noqa: A002
+    return _clamped(a, None, max, ClampMaxBackward0, ClampMaxBackward1)
+
+
+def _clamped(a: Tensor, min: Any, max: Any, number_node: type, tensor_node: type) -> Tensor:  # noqa: A002
+    """clamp's forward, recorded as `number_node` for number bounds, else `tensor_node`."""
     given = [v for v in (min, max) if v is not None]
     tensors = [isinstance(v, Tensor) for v in given]
     if any(tensors) and not all(tensors):
@@ -587,10 +624,11 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     data = x if lo is None else np.maximum(lo, x)
     data = data if hi is None else np.minimum(hi, data)
     if not all(tensors):
-        return record(ClampBackward1, data, (ta,), save={"self": ta}, min=min, max=max)
+        return record(number_node, data, (ta,), save={"self": ta}, min=min, max=max)
     tlo = tb[0] if min is not None else None
     thi = tb[-1] if max is not None else None
-    return record(ClampBackward0, data, (ta, tlo, thi), save={"self": ta, "min": tlo, "max": thi})
+    inputs = tuple((ta, tlo, thi)[i] for i in tensor_node.slots)
+    return record(tensor_node, data, inputs, save={"self": ta, "min": tlo, "max": thi})
 
 
 class WhereBackward0(Node):

@@ -15,8 +15,9 @@ from ..core.dtypes import SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
-from ._record import record
-from .shape import SqueezeBackward4, broadcast_shapes, expand, unsafe_view
+from ._record import argument_error, record
+from .elementwise import mul
+from .shape import SqueezeBackward4, broadcast_shapes, expand, reshape, unsafe_view
 
 
 def _scalar(t: Tensor) -> str:
@@ -339,3 +340,14 @@ def addmm(bias: Tensor, m1: Tensor, m2: Tensor, *, beta: float = 1, alpha: float
     return record(
         AddmmBackward0, out, (bias, m1, m2), save_for=save, beta=beta, alpha=alpha, **major
     )
+
+
+def outer(a: Tensor, b: Tensor) -> Tensor:
+    """a's column times b's row, recorded as PyTorch records it: a view, then a multiply."""
+    for name, position, t in (("input", 1, a), ("vec2", 2, b)):
+        if not isinstance(t, Tensor):
+            raise argument_error("outer", name, position, t)
+    for name, t in (("self", a), ("vec2", b)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return mul(reshape(a, a.shape[0], 1), b)

@@ -16,8 +16,10 @@ from typing import Any
 import numpy as np
 
 from ..core.dtypes import SCALAR_NAMES
+from ..core.grad_mode import no_grad
 from ..core.shapes import iterator_layout
 from ..core.tensor import Tensor
+from . import inplace
 from .elementwise import broadcast_operands
 from .reduction import numpy_names
 from .shape import wrap_dims
@@ -87,6 +89,40 @@ def invert(a: Tensor) -> Tensor:
             "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
         )
     return Tensor._wrap(np.asarray(np.invert(a._data)))
+
+
+def logical(np_op: Callable, name: str) -> Callable[[Tensor, Tensor], Tensor]:
+    """logical_and/or/xor: a bool tensor, each operand read as nonzero or not (NaN is
+    nonzero)."""
+
+    def apply(a: Tensor, b: Tensor) -> Tensor:
+        _, (x, y), _ = broadcast_operands(a, b)
+        return Tensor._wrap(iterator_layout(np.asarray(np_op(x, y)), x, y))
+
+    apply.__name__ = name
+    return apply
+
+
+logical_and = logical(np.logical_and, "logical_and")
+logical_or = logical(np.logical_or, "logical_or")
+logical_xor = logical(np.logical_xor, "logical_xor")
+
+
+def logical_not(a: Tensor) -> Tensor:
+    return Tensor._wrap(np.asarray(np.logical_not(a._data)))
+
+
+def logical_inplace(fn: Callable) -> Callable[..., Tensor]:
+    """`t.logical_and_(u)`: the bool result written into t in t's own dtype (1 and 0). Not
+    differentiable, so PyTorch neither checks nor changes t's history (a leaf that requires
+    grad is written too), as an in-place op under no_grad; only t's version counts it."""
+
+    def method(t: Tensor, *args: Any) -> Tensor:
+        with no_grad():
+            return inplace.run_inplace(t, fn, args, {})
+
+    method.__name__ = f"{fn.__name__}_"
+    return method
 
 
 def elementwise_test(np_op: Callable) -> Callable[[Tensor], Tensor]:

@@ -59,3 +59,39 @@ def sort(
     cls = SortBackward0 if stable is None else SortBackward1
     out = record(cls, values, (a,), save={"indices": indices}, dim=d, shape=x.shape)
     return SortResult(out, indices)
+
+
+# --- topk ----------------------------------------------------------------------------------
+TopkResult = namedtuple("topk", ["values", "indices"])
+
+
+class TopkBackward0(SortBackward0):
+    """The same scatter as sort's: each value's gradient goes back where it was taken from."""
+
+
+def topk(
+    a: Tensor,
+    k: int,
+    dim: int = -1,
+    largest: bool = True,
+    sorted: bool = True,  # noqa: A002
+) -> TopkResult:
+    """The k largest (smallest) along dim, in order, ties in their original order and NaN the
+    largest, as sort has them. `sorted=False` returns them sorted too (PyTorch's order is then
+    its selection algorithm's)."""
+    d = wrap_dim(dim, a.ndim)
+    x = a._data
+    if x.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    size = x.shape[d] if x.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    if x.ndim == 0:
+        idx = np.zeros((), np.int64)
+        values = x.copy()
+    else:
+        idx = np.take(_order(x, d, largest), np.arange(k), axis=d)
+        values = np.take_along_axis(x, idx, d)
+    indices = Tensor._wrap(idx)
+    out = record(TopkBackward0, values, (a,), save={"indices": indices}, dim=d, shape=x.shape)
+    return TopkResult(out, indices)

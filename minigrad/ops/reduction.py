@@ -586,33 +586,37 @@ def _vector_norm(x: np.ndarray, p: float, dims: tuple | None, keepdim: bool) -> 
     return (ax**p).sum(axis=dims, keepdims=keepdim) ** (1 / p)
 
 
-class LinalgVectorNormBackward0(Node):
-    """PyTorch's norm_backward, case by case (p = 0, 1, 2, +-inf, < 1, < 2, other)."""
+def vector_norm_backward(g: Tensor, x: Tensor, r: Tensor, p: float, dim: Any, keepdim: bool) -> Any:
+    """PyTorch's norm_backward, case by case (p = 0, 1, 2, +-inf, < 1, < 2, other); written
+    with Tensor methods (abs, pow), so its node runs on Tensors."""
+    g, r = (_keep(t, dim, keepdim, x.ndim) for t in (g, r))
+    sign = sgn(x)  # (recorded under create_graph, as PyTorch's self.sgn())
+    if p == 0:  # PyTorch returns no gradient at all (None, whatever g holds)
+        return None
+    if p == 1:
+        return sign * g
+    if p == 2:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return g * formula.keep(r._data != 0, x / r)
+    if np.isinf(p):
+        ax = np.abs(x._data)
+        mask = (ax == r._data) | np.isnan(ax)
+        count = mask.sum(axis=dim, keepdims=True)
+        return sign * (g / count.astype(x._data.dtype) * mask.astype(x._data.dtype))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p < 1:
+            scaled = formula.keep(x._data != 0, x.abs() ** (p - 1)) * sign
+            return scaled * g * r ** (1 - p)
+        scaled = x.abs() ** (p - 1) * sign if p < 2 else x * x.abs() ** (p - 2)
+        return scaled * formula.keep(r._data != 0, g / r ** (p - 1))
 
+
+class LinalgVectorNormBackward0(Node):
     runs_on_arrays = False  # written with Tensor methods (abs, pow)
 
     def backward(self, g):
-        x, r, p = self.saved("self"), self.saved("result"), self.ord
-        g, r = (_keep(t, self.dim, self.keepdim, x.ndim) for t in (g, r))
-        sign = sgn(x)  # (recorded under create_graph, as PyTorch's self.sgn())
-        if p == 0:  # PyTorch returns no gradient at all (None, whatever g holds)
-            return (None,)
-        if p == 1:
-            return (sign * g,)
-        if p == 2:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return (g * formula.keep(r._data != 0, x / r),)
-        if np.isinf(p):
-            ax = np.abs(x._data)
-            mask = (ax == r._data) | np.isnan(ax)
-            count = mask.sum(axis=self.dim, keepdims=True)
-            return (sign * (g / count.astype(x._data.dtype) * mask.astype(x._data.dtype)),)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if p < 1:
-                scaled = formula.keep(x._data != 0, x.abs() ** (p - 1)) * sign
-                return (scaled * g * r ** (1 - p),)
-            scaled = x.abs() ** (p - 1) * sign if p < 2 else x * x.abs() ** (p - 2)
-            return (scaled * formula.keep(r._data != 0, g / r ** (p - 1)),)
+        x, r = self.saved("self"), self.saved("result")
+        return (vector_norm_backward(g, x, r, self.ord, self.dim, self.keepdim),)
 
 
 def _no_identity(a: Tensor, p: float, dims: tuple | None) -> None:
@@ -650,6 +654,74 @@ def norm(a: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tenso
         ord=p,
         dim=dims,
         keepdim=keepdim,
+    )
+
+
+class DistBackward0(Node):
+    """dist is the norm of a - b: norm's gradient for a, its negative for b (each summed back
+    to its operand's shape by the engine). For p = 0 PyTorch raises (its norm gradient is
+    undefined there, and negating it fails): so does this."""
+
+    runs_on_arrays = False
+
+    def backward(self, g):
+        a, b, r = self.saved("self"), self.saved("other"), self.saved("result")
+        grad = vector_norm_backward(g, a - b, r, self.p, None, False)
+        if grad is None:  # p = 0: PyTorch negates its undefined gradient for `other`
+            raise RuntimeError(
+                "Expected a proper Tensor but got None (or an undefined Tensor in C++) for "
+                "argument #0 'self'"
+            )
+        return grad, -grad if self.next_functions[1][0] else None
+
+
+def dist(a: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    """torch.dist: the p-norm of a - b (broadcast), as one node."""
+    _tensors("dist", a, other)
+    (ta, tb), (x, y), _ = broadcast_operands(a, other)
+    if not ta.dtype.is_floating_point and not tb.dtype.is_floating_point or x.dtype.kind != "f":
+        name = dtypes.SCALAR_NAMES[dtypes.from_numpy_dtype(x.dtype).name]
+        raise RuntimeError(
+            f"norm(): input dtype should be either floating point or complex. Got {name} instead."
+        )
+    diff = x - y
+    if not diff.size and np.isinf(p):
+        _no_identity(Tensor._wrap(diff), p, None)
+    data = np.asarray(_vector_norm(diff, p, None, False), dtype=diff.dtype)
+    save = {"self": ta, "other": tb}
+    return record(DistBackward0, data, (ta, tb), save=save, save_result=True, p=p)
+
+
+# --- logsumexp -----------------------------------------------------------------------------
+class LogsumexpBackward0(Node):
+    """g * exp(x - result): NaN where x and the result are the same infinity, as in PyTorch."""
+
+    def backward(self, g):
+        x, r = self.saved("self"), self.saved("result")
+        r, g = (_keep(t, self.dim, self.keepdim, np.ndim(formula.data(x))) for t in (r, g))
+        with np.errstate(invalid="ignore", over="ignore"):
+            return (g * formula.exp(x - r),)
+
+
+@numpy_names
+def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(x))) shifted by the max; an infinite max is not shifted by (so a slice
+    holding inf gives inf, and one of -infs gives -inf). Integers and bools give floats."""
+    x = a._data
+    if x.dtype.kind != "f":
+        x = x.astype(dtypes.get_default_dtype().np)
+    dims = _dims(dim, a.ndim)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        m = np.max(x, axis=dims, keepdims=True, initial=-np.inf) if x.ndim else x
+        m = np.where(np.isinf(m), x.dtype.type(0), m)
+        total = np.exp(x - m).sum(axis=dims, keepdims=True)
+        data = np.log(total) + m
+    if not keepdim and x.ndim:
+        data = data.squeeze(dims)
+    data = _c_order(np.asarray(data, dtype=x.dtype))
+    save = {"self": a}
+    return record(
+        LogsumexpBackward0, data, (a,), save=save, save_result=True, dim=dims, keepdim=keepdim
     )
 
 

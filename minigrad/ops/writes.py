@@ -179,11 +179,11 @@ class NormalBackward0(FillBackward2):
     pass
 
 
-def normal(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
+def normal(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     creation.random_dtype(t.dtype, "normal_kernel_cpu")
     if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    data = creation.random_normal(tuple(t.shape), mean, std).astype(t._data.dtype)
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    data = creation.random_normal(tuple(t.shape), mean, std, generator).astype(t._data.dtype)
     return record(NormalBackward0, data, (t,))
 
 
@@ -191,19 +191,20 @@ class UniformBackward0(FillBackward2):
     pass
 
 
-def uniform(t: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
+def uniform(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     creation.random_dtype(t.dtype, "check_uniform_bounds")
     if a > b:
         raise RuntimeError(
-            f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}"
+            f"uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}"
         )
-    data = creation.random_uniform(tuple(t.shape), a, b).astype(t._data.dtype)
+    data = creation.random_uniform(tuple(t.shape), a, b, generator).astype(t._data.dtype)
     return record(UniformBackward0, data, (t,))
 
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
-    return run_inplace(t, normal, (mean, std), {}, LATE)  # PyTorch checks the dtype first
+    # PyTorch checks the dtype first
+    return run_inplace(t, normal, (mean, std, generator), {}, LATE)
 
 
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
-    return run_inplace(t, uniform, (a, b), {}, LATE)
+    return run_inplace(t, uniform, (a, b, generator), {}, LATE)

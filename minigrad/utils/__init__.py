@@ -1,5 +1,5 @@
-"""minigrad.utils: activation checkpointing and hook helpers (torch.utils)."""
+"""minigrad.utils: activation checkpointing, hook helpers and data loading (torch.utils)."""
 
-from . import checkpoint, hooks
+from . import checkpoint, data, hooks
 
-__all__ = ["checkpoint", "hooks"]
+__all__ = ["checkpoint", "data", "hooks"]

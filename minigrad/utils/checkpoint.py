@@ -19,17 +19,16 @@ ops such as dropout draw the same numbers twice.
 from __future__ import annotations
 
 import contextlib
-import copy
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from .. import creation
 from ..autograd.api import backward as autograd_backward
 from ..autograd.api import grad as autograd_grad
 from ..autograd.function import Function
+from ..core.generator import default_generator
 from ..core.grad_mode import enable_grad, is_grad_enabled
 from ..core.node import Node
 from ..core.tensor import Tensor
@@ -51,16 +50,16 @@ def _rng_as(saved: Any) -> Iterator[None]:
     if saved is None:
         yield
         return
-    outer = creation._Generator.rng
-    creation._Generator.rng = copy.deepcopy(saved)
+    outer = default_generator.get_state()
+    default_generator.set_state(saved)
     try:
         yield
     finally:
-        creation._Generator.rng = outer
+        default_generator.set_state(outer)
 
 
 def _snapshot_rng(preserve: bool) -> Any:
-    return copy.deepcopy(creation._Generator.rng) if preserve else None
+    return default_generator.get_state() if preserve else None
 
 
 def _detach_inputs(args: tuple) -> tuple:

@@ -354,10 +354,3 @@ LAYER_ERRORS = {
 def test_layer_error_matches_torch(name: str) -> None:
     key = "one of" if name in ("padding_string", "padding_mode") else None  # a set's order varies
     assert_same_outcome(lambda L: LAYER_ERRORS[name](L.nn), key)
-
-
-@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
-def test_other_padding_modes_are_refused(mode: str) -> None:
-    """They need an F.pad minigrad does not have: a clear refusal, not zeros."""
-    with pytest.raises(NotImplementedError, match="padding_mode='zeros'"):
-        minigrad.nn.Conv2d(2, 2, 3, padding=1, padding_mode=mode)

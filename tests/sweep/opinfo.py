@@ -8,8 +8,12 @@ Names: "Tensor.x" (a method, operator or property), "torch.x" (module level), "F
 from __future__ import annotations
 
 from . import creation as cr
+from . import layers as ly
 from . import masks as mk
+from . import mathops as mo
 from . import products as pr
+from . import sampling as sp
+from . import structural as st
 from . import views as vw
 from .families import (
     A,
@@ -41,6 +45,7 @@ SHAPE = dict(values=("n",))  # shape ops move values: special values add nothing
 NOGRAD = dict(grad=False)
 FORWARD = dict(grad=False, dtypes=("-",), values=("n",), layouts=())
 RANDOM = dict(grad=False, random=True, values=("n",))
+RANDOM_DT = FLOAT + ("i64",)  # random ops refuse integer inputs
 POSITIVE = (0.1, 3.0)
 KINK = ("n", "s", "k")  # ops with kinks or ties also get the "k" values (values.py)
 
@@ -54,6 +59,14 @@ def both(name: str, samples, **kw) -> list[OpInfo]:
     return [
         op(f"Tensor.{name}", method(name), samples, **kw),
         op(f"torch.{name}", function(name), samples, **kw),
+    ]
+
+
+def pair(name: str, samples, dtypes: tuple = ALL, **kw) -> list[OpInfo]:
+    """Tensor.name swept in full, torch.name (the same function) with `mo.few` samples."""
+    return [
+        op(f"Tensor.{name}", method(name), samples, dtypes=dtypes, **kw),
+        op(f"torch.{name}", function(name), mo.few(samples), dtypes=dtypes[:3], **kw),
     ]
 
 
@@ -321,6 +334,45 @@ TABLE: tuple[OpInfo, ...] = (
         dtypes=FLOAT + ("f32+f64", "f64+f32"),
     ),
     op("F.one_hot", functional("one_hot"), pr.ONE_HOT, dtypes=("i64",), values=("n",), **NOGRAD),
+    # nn layers (issue 21): activations
+    op("F.gelu", functional("gelu"), ly.GELU, dtypes=ALL, domain=(-4.0, 4.0)),
+    op("F.leaky_relu", functional("leaky_relu"), ly.LEAKY, dtypes=ALL, values=KINK),
+    op("F.leaky_relu_", functional("leaky_relu_"), ly.LEAKY_, inplace=True, values=KINK),
+    op("F.elu", functional("elu"), ly.ELU, dtypes=ALL, values=KINK),
+    op("F.elu_", functional("elu_"), ly.ELU_, inplace=True, values=KINK),
+    op("F.silu", functional("silu"), ly.WITH_INPLACE, dtypes=ALL, domain=(-4.0, 4.0)),
+    op("F.mish", functional("mish"), ly.WITH_INPLACE, dtypes=ALL, domain=(-4.0, 4.0)),
+    op("F.softplus", functional("softplus"), ly.SOFTPLUS, dtypes=ALL, domain=(-4.0, 4.0)),
+    op("F.logsigmoid", functional("logsigmoid"), ly.ACT, dtypes=ALL, domain=(-4.0, 4.0)),
+    op("F.softsign", functional("softsign"), ly.ACT, dtypes=ALL),
+    op("F.hardtanh", functional("hardtanh"), ly.HARDTANH, dtypes=ALL, values=KINK),
+    op("F.hardtanh_", functional("hardtanh_"), ly.HARDTANH_, inplace=True, values=KINK),
+    op("F.relu6", functional("relu6"), ly.WITH_INPLACE, dtypes=ALL, domain=(-2.0, 8.0)),
+    *(
+        op(f"F.{n}", functional(n), ly.WITH_INPLACE, dtypes=ALL, values=KINK, domain=(-4.0, 4.0))
+        for n in ("hardswish", "hardsigmoid")
+    ),
+    # nn layers (issue 21): normalization
+    op("F.layer_norm", functional("layer_norm"), ly.LAYER_NORM, dtypes=ALL),
+    op("F.group_norm", functional("group_norm"), ly.GROUP_NORM, dtypes=ALL),
+    op("F.embedding", functional("embedding"), ly.EMBEDDING, dtypes=FLOAT),
+    op("F.pad", functional("pad"), ly.PAD, dtypes=ALL),
+    op("F.avg_pool2d", functional("avg_pool2d"), ly.AVG_POOL2D, dtypes=ALL),
+    op(
+        "F.adaptive_avg_pool2d",
+        functional("adaptive_avg_pool2d"),
+        ly.ADAPTIVE_AVG_POOL2D,
+        dtypes=ALL,
+    ),
+    op(
+        "F.adaptive_max_pool2d",
+        functional("adaptive_max_pool2d"),
+        ly.ADAPTIVE_MAX_POOL2D,
+        dtypes=ALL,
+        values=KINK,
+    ),
+    op("F.avg_pool1d", functional("avg_pool1d"), ly.AVG_POOL1D, dtypes=FLOAT),
+    op("F.max_pool1d", functional("max_pool1d"), ly.MAX_POOL1D, dtypes=FLOAT, values=KINK),
     # writes and factories
     *both("fill_", mk.FILL, dtypes=INPLACE_DT, inplace=True),
     *both("zero_", IU, inplace=True),
@@ -351,9 +403,88 @@ TABLE: tuple[OpInfo, ...] = (
     op("torch.tensor", function("tensor"), cr.TENSOR, **{**FORWARD, "dtypes": ("f32",)}),
     op("torch.as_tensor", function("as_tensor"), cr.AS_TENSOR, **{**FORWARD, "dtypes": ("f32",)}),
     op("torch.from_numpy", cr.from_numpy, cr.FROM_NUMPY, **FORWARD),
+    # --- data & random (issue 21): sampling ops and the new_* factories
+    op("Tensor.multinomial", method("multinomial"), sp.MULTINOMIAL, dtypes=RANDOM_DT, **RANDOM),
+    op("torch.multinomial", sp.multinomial, sp.MULTINOMIAL_ALL, dtypes=RANDOM_DT, **RANDOM),
+    op("torch.normal", function("normal"), sp.NORMAL, dtypes=RANDOM_DT, **RANDOM),
+    op("Tensor.bernoulli", method("bernoulli"), sp.BERNOULLI, dtypes=RANDOM_DT, **RANDOM),
+    op("torch.bernoulli", sp.bernoulli, sp.BERNOULLI_ALL, dtypes=RANDOM_DT, **RANDOM),
+    op("Tensor.bernoulli_", method("bernoulli_"), sp.BERNOULLI_, inplace=True, **RANDOM),
+    op("torch.randint_like", function("randint_like"), sp.RANDINT_LIKE, **RANDOM),
+    op("Tensor.new_tensor", method("new_tensor"), sp.NEW_TENSOR, dtypes=ALL, **NOGRAD, **SHAPE),
+    op("Tensor.new_full", method("new_full"), sp.NEW_FULL, dtypes=ALL, **NOGRAD, **SHAPE),
+    op("Tensor.new_empty", method("new_empty"), vw.NEW, dtypes=ALL, layouts=(), **RANDOM),
+    # --- end data & random
     op("torch.numel", function("numel"), cr.NUMEL, dtypes=ALL, **NOGRAD, **SHAPE),
     *both("allclose", cr.ALLCLOSE, dtypes=cr.ALLCLOSE_DTYPES, **NOGRAD),
     *both("equal", vw.EQUAL, dtypes=ALL + ("f32+f64",), **NOGRAD),
+    # elementwise math (issue 21; samples in mathops.py)
+    *(
+        entry
+        for n, domain in mo.UNARY.items()
+        for entry in (
+            *pair(n, mo.U, domain=domain),
+            *pair(f"{n}_", IU, mo.UNARY_INPLACE_DT, inplace=True, domain=domain),
+        )
+    ),
+    *(
+        entry
+        for alias, n in mo.ALIASES.items()
+        for entry in (
+            *pair(alias, mo.ALIAS_U, FLOAT, domain=mo.UNARY[n]),
+            *pair(f"{alias}_", mo.ALIAS_IU, FLOAT, inplace=True, domain=mo.UNARY[n]),
+        )
+    ),
+    *pair("atan2", mo.ATAN2, BINARY_DT),
+    op("Tensor.atan2_", method("atan2_"), mo.TENSORS_ONLY, dtypes=INPLACE_DT, inplace=True),
+    *both("arctan2", mo.few(mo.ATAN2), dtypes=FLOAT),
+    op("Tensor.arctan2_", method("arctan2_"), mo.few(mo.TENSORS_ONLY), dtypes=FLOAT, inplace=True),
+    op("Tensor.remainder", method("remainder"), mo.NZ, dtypes=BINARY_DT),
+    op("torch.remainder", function("remainder"), mo.REMAINDER_FN, dtypes=BINARY_DT[:3]),
+    op("Tensor.__mod__", method("__mod__"), mo.few(mo.NZ), dtypes=BINARY_DT[:3]),
+    op("Tensor.__rmod__", method("__rmod__"), mo.RMOD, dtypes=BINARY_DT[:3]),
+    op("Tensor.remainder_", method("remainder_"), mo.IMOD, dtypes=INPLACE_DT, inplace=True),
+    op("Tensor.__imod__", method("__imod__"), mo.few(mo.IMOD), dtypes=FLOAT, inplace=True),
+    *pair("fmod", mo.NZ, BINARY_DT),
+    op("Tensor.fmod_", method("fmod_"), mo.IMOD, dtypes=INPLACE_DT, inplace=True),
+    *pair("lerp", mo.LERP, mo.LERP_DT),
+    op("Tensor.lerp_", method("lerp_"), mo.ILERP, dtypes=FLOAT + ("i64", "f32+f64"), inplace=True),
+    *(
+        entry
+        for n in ("clamp_min", "clamp_max")
+        for entry in (
+            *pair(n, mo.bound(), mo.BOUND_DT, values=KINK),
+            *pair(f"{n}_", mo.bound(inplace=True), INPLACE_DT, inplace=True, values=KINK),
+        )
+    ),
+    *(
+        entry
+        for n in ("logical_and", "logical_or", "logical_xor")
+        for entry in (
+            *pair(n, comparison(), mo.LOGICAL_DT, values=KINK, **NOGRAD),
+            op(
+                f"Tensor.{n}_",
+                method(f"{n}_"),
+                mo.ILOGICAL,
+                dtypes=mo.LOGICAL_DT,
+                inplace=True,
+                values=KINK,
+                **NOGRAD,
+            ),
+        )
+    ),
+    *pair("logical_not", mo.ELEMENTS, values=KINK, **NOGRAD),
+    op(
+        "Tensor.logical_not_",
+        method("logical_not_"),
+        mo.ELEMENTS,
+        dtypes=ALL,
+        inplace=True,
+        values=KINK,
+        **NOGRAD,
+    ),
+    # structural ops and torch.linalg (issue 21): tests/sweep/structural.py
+    *st.ENTRIES,
 )
 
 # PyTorch ops that minigrad lacks although it has the same op in another namespace (or its

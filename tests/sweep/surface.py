@@ -22,6 +22,13 @@ NOT_OPS = frozenset(
         "torch.is_grad_enabled",  # state
         "torch.is_inference_mode_enabled",  # state
         "torch.manual_seed",  # seeding
+        "torch.seed",  # seeding
+        "torch.initial_seed",  # seeding
+        "torch.get_rng_state",  # seeding
+        "torch.set_rng_state",  # seeding
+        "torch.use_deterministic_algorithms",  # state
+        "torch.are_deterministic_algorithms_enabled",  # state
+        "torch.is_deterministic_algorithms_warn_only_enabled",  # state
         "torch.is_tensor",  # a type test
         "torch.save",  # serialization (loaded lazily, so not in dir(minigrad) today)
         "torch.load",  # serialization
@@ -67,4 +74,8 @@ def has_op(name: str) -> bool:
     space, attr = name.split(".", 1)
     if space == "Tensor":
         return any(attr in vars(k) for k in minigrad.Tensor.__mro__)
-    return hasattr({"torch": minigrad, "F": F}[space], attr)
+    owner = {"torch": minigrad, "F": F}[space]
+    *path, attr = attr.split(".")  # "torch.linalg.det": a namespace module on the way
+    for name in path:
+        owner = getattr(owner, name, None)
+    return hasattr(owner, attr)

@@ -1,15 +1,47 @@
 """Every nn layer class, one idea per file as in torch/nn/modules."""
 
-from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
-from .batchnorm import BatchNorm1d, BatchNorm2d
-from .container import ModuleDict, ModuleList, Sequential
-from .conv import Conv2d, ConvTranspose2d
+from .activation import (
+    ELU,
+    GELU,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Softsign,
+    Tanh,
+)
+from .batchnorm import BatchNorm1d, BatchNorm2d, LazyBatchNorm1d, LazyBatchNorm2d
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv2d, ConvTranspose2d, LazyConv2d
 from .dropout import Dropout
-from .flatten import Flatten
-from .linear import Identity, Linear
+from .flatten import Flatten, Unflatten
+from .lazy import LazyModuleMixin
+from .linear import Identity, LazyLinear, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Module
-from .pooling import MaxPool2d
+from .normalization import GroupNorm, LayerNorm
+from .pooling import (
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
+
+# recurrent layers (issue 21)
+from .rnn import GRU, LSTM, RNN, RNNBase
+from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
+from .sparse import Embedding
 
 __all__ = [
     "BCELoss",
@@ -35,4 +67,42 @@ __all__ = [
     "Sigmoid",
     "Softmax",
     "Tanh",
+    # layers, activations, pooling, lazy modules (issue 21)
+    "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "ELU",
+    "Embedding",
+    "GELU",
+    "GroupNorm",
+    "Hardsigmoid",
+    "Hardswish",
+    "Hardtanh",
+    "LayerNorm",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyConv2d",
+    "LazyLinear",
+    "LazyModuleMixin",
+    "LeakyReLU",
+    "LogSigmoid",
+    "MaxPool1d",
+    "Mish",
+    "ParameterDict",
+    "ParameterList",
+    "ReLU6",
+    "SiLU",
+    "Softplus",
+    "Softsign",
+    "Unflatten",
+    # recurrent layers (issue 21)
+    "GRU",
+    "GRUCell",
+    "LSTM",
+    "LSTMCell",
+    "RNN",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
 ]

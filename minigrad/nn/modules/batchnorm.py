@@ -10,10 +10,11 @@ from ...core import dtypes
 from ...core.tensor import Tensor
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LazyBatchNorm1d", "LazyBatchNorm2d"]
 
 
 class _BatchNorm(Module):
@@ -116,3 +117,49 @@ class BatchNorm2d(_BatchNorm):
     """Over (N, C, H, W) inputs."""
 
     _dims = (4,)
+
+
+class _LazyBatchNorm(LazyModuleMixin, _BatchNorm):
+    """A batch norm whose num_features is read off its first input's dim 1."""
+
+    def __init__(
+        self,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(0, eps, momentum, False, False)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(dtype=dtype)
+            self.bias = UninitializedParameter(dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(dtype=dtype)
+            self.running_var = UninitializedBuffer(dtype=dtype)
+            self.num_batches_tracked = creation.tensor(0, dtype=dtypes.int64)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            for t in (self.weight, self.bias, self.running_mean, self.running_var):
+                if t is not None:
+                    t.materialize((self.num_features,))
+            self.reset_parameters()
+        else:  # materialised by load_state_dict
+            given = [t.shape[0] for t in (self.weight, self.running_mean) if t is not None]
+            self.num_features = given[0] if given else self.num_features
+
+
+class LazyBatchNorm1d(_LazyBatchNorm, BatchNorm1d):
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
+    cls_to_become = BatchNorm2d

@@ -1,22 +1,38 @@
-"""Conv2d and ConvTranspose2d over minigrad's conv ops (zero padding only: the other padding
-modes need an F.pad minigrad does not have)."""
+"""Conv2d (every padding_mode: the non-zero ones pad with F.pad first, as PyTorch does),
+ConvTranspose2d (zero padding only, as in PyTorch) and LazyConv2d."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ... import creation
+from ...core.grad_mode import no_grad
 from ...core.tensor import Size, Tensor
 from .. import functional as F
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .linear import reset_weight_and_bias
 from .module import Module
 
-__all__ = ["Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv2d", "ConvTranspose2d", "LazyConv2d"]
 
 
 def _pair(v: Any) -> tuple:
     return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+
+
+def _reversed_padding(padding: Any, kernel_size: tuple, dilation: tuple) -> tuple:
+    """F.pad's (left, right) pairs, last dim first, for a padding_mode other than zeros: the
+    padding given, or for 'same' the total d (k - 1) split with the extra on the right."""
+    if not isinstance(padding, str):
+        return tuple(p for p in reversed(padding) for _ in range(2))
+    if padding == "valid":
+        return (0, 0) * len(kernel_size)
+    pairs = []
+    for d, k in zip(reversed(dilation), reversed(kernel_size)):
+        total = d * (k - 1)
+        pairs += [total // 2, total - total // 2]
+    return tuple(pairs)
 
 
 class _ConvNd(Module):
@@ -58,16 +74,15 @@ class _ConvNd(Module):
             raise ValueError(
                 f"padding_mode must be one of {modes}, but got padding_mode='{padding_mode}'"
             )
-        if padding_mode != "zeros":
-            raise NotImplementedError(
-                f"minigrad's {type(self).__name__} supports padding_mode='zeros' only"
-            )
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride = _pair(kernel_size), stride
         self.padding = padding if isinstance(padding, str) else _pair(padding)
         self.dilation, self.transposed = _pair(dilation), transposed
         self.output_padding, self.groups = _pair(output_padding), groups
         self.padding_mode = padding_mode
+        self._reversed_padding_repeated_twice = _reversed_padding(
+            self.padding, self.kernel_size, self.dilation
+        )
         shape = (out_channels, in_channels // groups)
         if transposed:
             shape = (in_channels, out_channels // groups)
@@ -96,6 +111,8 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
@@ -132,6 +149,11 @@ class Conv2d(_ConvNd):
         )
 
     def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return F.conv2d(
+                padded, self.weight, self.bias, self.stride, (0, 0), self.dilation, self.groups
+            )
         return F.conv2d(
             input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
         )
@@ -214,3 +236,46 @@ class ConvTranspose2d(_ConvNd):
             self.groups,
             self.dilation,
         )
+
+
+class LazyConv2d(LazyModuleMixin, Conv2d):
+    """A Conv2d whose in_channels is read off its first input (dim 1, or 0 unbatched)."""
+
+    cls_to_become = Conv2d
+
+    def __init__(
+        self,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
+        if self.has_uninitialized_params():
+            self.in_channels = input.shape[0] if input.ndim == 3 else input.shape[1]
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            with no_grad():
+                shape = (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
+                self.weight.materialize(shape)
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+                self.reset_parameters()
+        else:  # materialised by load_state_dict
+            self.in_channels = self.weight.shape[1] * self.groups

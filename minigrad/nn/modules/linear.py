@@ -1,4 +1,4 @@
-"""Linear (y = x W^T + b, PyTorch's init) and Identity."""
+"""Linear (y = x W^T + b, PyTorch's init), LazyLinear and Identity."""
 
 from __future__ import annotations
 
@@ -6,13 +6,15 @@ import math
 from typing import Any
 
 from ... import creation
+from ...core.grad_mode import no_grad
 from ...core.tensor import Tensor
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Identity", "LazyLinear", "Linear"]
 
 
 def reset_weight_and_bias(weight: Parameter, bias: Parameter | None) -> None:
@@ -66,3 +68,33 @@ class Linear(Module):
             f"in_features={self.in_features}, out_features={self.out_features}, "
             f"bias={self.bias is not None}"
         )
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear whose in_features is read off its first input's last dim."""
+
+    cls_to_become = Linear
+
+    def __init__(
+        self, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None
+    ) -> None:
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+        else:  # materialised by load_state_dict
+            self.in_features = self.weight.shape[1]

@@ -1,0 +1,159 @@
+"""layer_norm as PyTorch's native_layer_norm: each row (the trailing `normalized_shape` dims)
+normalised by its own mean and biased variance, then scaled and shifted elementwise.
+
+The gradient is one formula for every row-normalising layer (group_norm uses it too), written
+with formula.py: on arrays it reads the statistics the forward saved; under create_graph it
+recomputes them from the input with ops, so second and higher derivatives see how they depend
+on it (PyTorch reaches them through its double-backward formula).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...core.dtypes import SCALAR_NAMES
+from ...core.node import Node
+from ...core.tensor import Tensor
+from .. import formula
+from .._record import record, should_record
+
+
+def row_stats(x: np.ndarray, axes: tuple, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and 1 / sqrt(biased var + eps) over `axes` (kept as size-1 dims), accumulated in
+    float64 and returned in x's dtype."""
+    wide = x.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = wide.mean(axes, keepdims=True)
+        var = ((wide - mean) ** 2).mean(axes, keepdims=True)
+        rstd = 1 / np.sqrt(var + eps)
+    return mean.astype(x.dtype), rstd.astype(x.dtype)
+
+
+def stats(node: Node, x: Any, axes: tuple, *others: Any) -> tuple[Any, Any]:
+    """(mean, rstd) of x's rows for a gradient formula: the forward's (`node.mean`,
+    `node.rstd`, arrays) unless create_graph records through x or `others`; then they are
+    recomputed from x with ops, so that higher derivatives see how they depend on x."""
+    if isinstance(x, Tensor) and should_record((x, *others)):
+        mean = x.mean(axes, keepdim=True)
+        centered = x - mean
+        return mean, ((centered * centered).mean(axes, keepdim=True) + node.eps) ** -0.5
+    return node.mean, node.rstd
+
+
+def normalize_grad(gs: Any, x: Any, mean: Any, rstd: Any, axes: tuple) -> Any:
+    """dx for rows over `axes` given gs = g * scale, in PyTorch's CPU form: with the row sums
+    db = sum(gs), ds = sum(gs x), dx = rstd gs + b x + c where b = (db mean - ds) rstd^3 / n
+    and c = -b mean - db rstd / n (so an inf in g makes its row NaN, as in PyTorch)."""
+    n = int(np.prod([formula.data(x).shape[a] for a in axes]))
+    db = formula.sum_keepdim(gs, axes)
+    ds = formula.sum_keepdim(gs * x, axes)
+    b = (db * mean - ds) * (rstd * rstd * rstd) / n
+    c = -b * mean - db * rstd / n
+    return gs * rstd + x * b + c
+
+
+class NativeLayerNormBackward0(Node):
+    """Gradients of (input, weight, bias); the statistics are saved as result1 and result2,
+    as PyTorch names its outputs."""
+
+    def backward(self, g):
+        x = self.saved("input")
+        w = self.saved("weight") if self.has_weight else None
+        self.saved("result1"), self.saved("result2")
+        axes = tuple(range(-len(self.normalized_shape), 0))
+        wanted = [edge[0] is not None for edge in self.next_functions]
+        mean, rstd = stats(self, x, axes, g, w)
+        dx = normalize_grad(g if w is None else g * w, x, mean, rstd, axes) if wanted[0] else None
+        dw = formula.sum_to(g * ((x - mean) * rstd), self.normalized_shape) if wanted[1] else None
+        db = formula.sum_to(g, self.normalized_shape) if wanted[2] else None
+        return dx, dw, db
+
+
+def _name(dt: np.dtype) -> str:
+    return SCALAR_NAMES.get(dt.name, dt.name)
+
+
+def check_params(x: Tensor, params: dict, kernel: str) -> None:
+    """The input's dtype, then PyTorch's CPU mixed-dtype rule for weight and bias."""
+    if x._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(x._data.dtype)}'")
+    for t in params.values():
+        if t is not None and t.dtype != x.dtype:
+            if x.dtype.name == "float32":
+                raise RuntimeError(
+                    "mixed dtype (CPU): expect parameter to have scalar type of Float"
+                )
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def _check(x: Tensor, shape: tuple, weight: Tensor | None, bias: Tensor | None) -> None:
+    if not shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+            "one element, but got normalized_shape = []"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {list(t.shape)} and normalized_shape = {list(shape)}"
+            )
+    if tuple(x.shape[x.ndim - len(shape) :]) != shape or x.ndim < len(shape):
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, shape))}], but got input of size{list(x.shape)}"
+        )
+    check_params(x, {"weight": weight, "bias": bias}, "LayerNormKernelImpl")
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Any,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    if not isinstance(normalized_shape, (tuple, list)):
+        raise TypeError(
+            "layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+            f"{type(normalized_shape).__name__}"
+        )
+    shape = tuple(int(n) for n in normalized_shape)
+    x = input
+    _check(x, shape, weight, bias)
+    xd = x._data
+    axes = tuple(range(-len(shape), 0))
+    if xd.size:
+        mean, rstd = row_stats(xd, axes, eps)
+    else:  # no rows: PyTorch's statistics are empty, its result a copy
+        mean = rstd = np.zeros(xd.shape[: xd.ndim - len(shape)] + (1,) * len(shape), xd.dtype)
+    with np.errstate(invalid="ignore"):
+        out = (xd - mean) * rstd
+    if weight is not None:
+        out = out * weight._data
+    if bias is not None:
+        out = out + bias._data
+    save = {"input": x, "weight": weight, "bias": bias}
+    node_out = record(
+        NativeLayerNormBackward0,
+        np.ascontiguousarray(out, dtype=xd.dtype),
+        (x, weight, bias),
+        save={k: v for k, v in save.items() if v is not None},
+        has_weight=weight is not None,
+        normalized_shape=shape,
+        eps=eps,
+        mean=mean,
+        rstd=rstd,
+    )
+    node = node_out.grad_fn
+    if node is not None:  # (what PyTorch shows as _saved_result1/2 and _saved_normalized_shape)
+        node._save(
+            {
+                "result1": Tensor._wrap(mean),
+                "result2": Tensor._wrap(rstd),
+                "normalized_shape": shape,
+            }
+        )
+    return node_out
