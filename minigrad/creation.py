@@ -276,9 +276,10 @@ def linspace(
     integer outputs truncate start, end and each value."""
     check_cpu(device)
     start, end = _number(start, "linspace", "start"), _number(end, "linspace", "end")
-    if not isinstance(steps, int) or isinstance(steps, bool):
+    if isinstance(steps, (bool, np.bool_)) or not hasattr(steps, "__index__"):
         got = ", ".join(type(v).__name__ for v in (start, end, steps))
         raise TypeError(f"linspace() received an invalid combination of arguments - got ({got})")
+    steps = steps.__index__()  # (numpy integers and integer 0-d tensors too, as PyTorch takes)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = _range_dtype(dtype or dtypes.get_default_dtype(), "linspace_cpu")

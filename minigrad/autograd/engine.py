@@ -376,11 +376,13 @@ def call_node(task: GraphTask, node: Node, grads: list) -> list:
                 return [None] * len(node.next_functions)
             grads = node._materialize(grads, not task.create_graph)
             break
+    # (gradients the pass does not need are not computed in PyTorch, so not checked either)
+    needed = task.reaches if node.masks_unneeded else None
     if task.create_graph:
-        return validate_outputs(node, node.apply(tuple(grads)))
+        return validate_outputs(node, node.apply(tuple(grads)), False, needed)
     if node.runs_on_arrays:
-        return validate_outputs(node, node.apply_arrays(grads), True)
-    outs = validate_outputs(node, node.apply(tuple(_tensor(g) for g in grads)))
+        return validate_outputs(node, node.apply_arrays(grads), True, needed)
+    outs = validate_outputs(node, node.apply(tuple(_tensor(g) for g in grads)), False, needed)
     return [None if g is None else g._data.view() for g in outs]  # the node's code may keep it
 
 
@@ -500,10 +502,14 @@ def clone_obey_contract(grad: Any, leaf: np.ndarray, create_graph: bool) -> Tens
     return Tensor._wrap(out)
 
 
-def validate_outputs(node: Node, outs: tuple, arrays: bool = False) -> list:
+def validate_outputs(
+    node: Node, outs: tuple, arrays: bool = False, needed: set | None = None
+) -> list:
     """Like PyTorch's validate_outputs: reduce broadcast gradients, cast dtypes, reject the rest.
 
-    `arrays`: the gradients are numpy arrays (a formula run without create_graph)."""
+    `arrays`: the gradients are numpy arrays (a formula run without create_graph). `needed`:
+    the nodes `inputs=` leaves the pass (None: all); gradients for others are left as they are
+    (the caller drops them)."""
     edges, metas = node.next_functions, node._input_meta
     if len(outs) != len(edges):
         raise RuntimeError(
@@ -512,7 +518,7 @@ def validate_outputs(node: Node, outs: tuple, arrays: bool = False) -> list:
         )
     fixed = list(outs)
     for i, g in enumerate(outs):
-        if g is None or edges[i][0] is None:
+        if g is None or edges[i][0] is None or (needed is not None and edges[i][0] not in needed):
             continue
         if not arrays and not isinstance(g, Tensor):
             raise TypeError(

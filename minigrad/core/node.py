@@ -11,7 +11,7 @@ import numpy as np
 
 from .hooks import RemovableHandle, add_hook
 from .saved import FREED_MESSAGE, HOOKS, SavedTensor, SavedTensorHooks
-from .tensor import Tensor
+from .tensor import Tensor, _Untracked
 
 _sequence = itertools.count()
 UINT64_MAX = 2**64 - 1
@@ -87,8 +87,8 @@ class Node:
             self._saved = {}
         for key, t in tensors.items():
             if isinstance(t, Tensor):
-                if t._is_inference:
-                    t._check_savable()
+                if t._is_inference or type(t._version_counter) is _Untracked:
+                    t._check_savable()  # (the second: an inference tensor given normal .data)
                 # an output's grad_fn is this node, set just now: no stale view to regenerate
                 self._saved[key] = SavedTensor(t, is_output=t._grad_fn is self)
             else:

@@ -37,6 +37,7 @@ INFERENCE_INPLACE_MESSAGE = (
     "clone to get a normal tensor before doing inplace update.See "
     "https://github.com/pytorch/rfcs/pull/17 for more details."
 )
+UNTRACKED_MESSAGE = "Inference tensors do not track version counter."
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
@@ -247,7 +248,7 @@ class Tensor:
     @property
     def _version(self) -> int:
         if type(self._version_counter) is _Untracked:
-            raise RuntimeError("Inference tensors do not track version counter.")
+            raise RuntimeError(UNTRACKED_MESSAGE)
         return self._version_counter.value
 
     @property
@@ -360,6 +361,8 @@ class Tensor:
                 "this, you can make a clone to get a normal tensor and use it in autograd, or "
                 "use `torch.no_grad()` instead of `torch.inference_mode()`."
             )
+        if type(self._version_counter) is _Untracked and not self._is_inference:
+            raise RuntimeError(UNTRACKED_MESSAGE)  # (an inference tensor given normal .data)
 
     # --- detaching and data sharing -------------------------------------------------------
     def detach(self) -> Tensor:

@@ -14,7 +14,7 @@ from ..core.dtypes import SCALAR_NAMES
 from ..core.grad_mode import Anywhere
 from ..core.node import Node, edge_of
 from ..core.observe import LISTENERS, emit
-from ..core.tensor import Tensor, _Untracked
+from ..core.tensor import UNTRACKED_MESSAGE, Tensor, _Untracked
 
 
 def is_operand(value: Any) -> bool:
@@ -229,14 +229,22 @@ def connect(node: Node, inputs: tuple) -> Node:
             continue
         edge = edge_of(t)
         edges.append(edge)
-        if t._grad_fn is None and edge[0] is not None:  # a leaf: its AccumulateGrad's shape,
-            metas.append(edge[0]._input_meta[0])  # made before any in-place reshape (t_())
-        elif t._made_meta is not None:  # a non-leaf reshaped in place without a new history
-            metas.append(t._made_meta)
-        else:
+        if t._grad_fn is not None and t._made_meta is None:  # (the usual case: an op's output)
             metas.append((t._data.shape, t._data.dtype))
+        else:
+            metas.append(input_meta(t, edge))
     node.next_functions, node._input_meta = tuple(edges), tuple(metas)
     return node
+
+
+def input_meta(t: Tensor, edge: tuple) -> tuple:
+    """(shape, dtype) a gradient sent along `edge` (t's) is checked against: the receiving
+    node's, as PyTorch checks it."""
+    if t._grad_fn is None and edge[0] is not None:  # a leaf: its AccumulateGrad's shape,
+        return edge[0]._input_meta[0]  # made before any in-place reshape (t_())
+    if t._made_meta is not None:  # a non-leaf reshaped in place without a new history
+        return t._made_meta
+    return (t._data.shape, t._data.dtype)
 
 
 def announce(node: Node, inputs: tuple, out: Tensor) -> None:
@@ -261,6 +269,8 @@ def mark_view(out: Tensor, base: Tensor, multi_output: bool = False) -> Tensor:
     if base._is_inference:  # (PyTorch: a plain inference tensor, which counts no versions)
         out._is_inference, out._version_counter = True, _Untracked()
         return out
+    if type(base._version_counter) is _Untracked:  # (an inference tensor given normal .data:
+        raise RuntimeError(UNTRACKED_MESSAGE)  # a view would share a version it has not got)
     out._base = base._base if base._base is not None else base
     out._version_counter = base._version_counter
     out._view_version = base._version_counter.value

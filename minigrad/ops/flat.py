@@ -18,12 +18,14 @@ class ScatterFlatBackward(Node):
         return (gather_flat(h, self.indices),)
 
 
-def scatter_flat(g: Any, indices: np.ndarray, shape: tuple) -> Any:
+def scatter_flat(
+    g: Any, indices: np.ndarray, shape: tuple, recorded_as: type[Node] = ScatterFlatBackward
+) -> Any:
     """Zeros of `shape` with g added at the flat positions `indices` (g.shape == indices.shape)."""
     g_data = formula.data(g)
     data = np.zeros(int(np.prod(shape)), dtype=g_data.dtype)
     np.add.at(data, indices.ravel(), np.ravel(g_data))
-    return formula.result(ScatterFlatBackward, data.reshape(shape), (g,), indices=indices)
+    return formula.result(recorded_as, data.reshape(shape), (g,), indices=indices)
 
 
 class GatherFlatBackward(Node):

@@ -61,12 +61,28 @@ class IndexPutImplBackward0(ScatterBackward0):
     pass
 
 
+def _view_key(key: Any) -> bool:
+    """A key numpy answers with a view: ints, slices, ... and None only."""
+    return isinstance(key, tuple) and all(
+        (isinstance(k, (int, np.integer)) and not isinstance(k, bool))
+        or isinstance(k, slice)
+        or k is Ellipsis
+        or k is None
+        for k in key
+    )
+
+
 def scatter_into_zeros(g: Any, shape: tuple, key: Any, recorded_as: type[Node]) -> Any:
-    """Zeros of `shape` with g added at `key` (repeats add up): indexing's backward, recorded
-    under create_graph as `recorded_as`."""
+    """Zeros of `shape` with g at `key`: indexing's backward, recorded under create_graph as
+    `recorded_as`. Through a view's key (ints and slices: each place once) g is copied in, so
+    -0.0 stays (PyTorch's copy_); through advanced indices repeats add up (index_put's
+    accumulate)."""
     g_data = formula.data(g)
     data = np.zeros(shape, dtype=g_data.dtype)
-    np.add.at(data, key, g_data)
+    if _view_key(key):
+        data[key] = g_data
+    else:
+        np.add.at(data, key, g_data)
     return formula.result(recorded_as, data, (g,), key=key)
 
 

@@ -20,8 +20,8 @@ from ..core.saved import FREED_MESSAGE, SavedTensor
 from ..core.shapes import dense, dense_strides
 from ..core.tensor import Tensor
 from . import formula
-from ._record import announce, connect, record, should_record
-from .flat import gather_flat, put_flat, scatter_flat
+from ._record import announce, connect, input_meta, record, should_record
+from .flat import ScatterFlatBackward, gather_flat, put_flat, scatter_flat
 from .shape import broadcast_shapes
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -149,7 +149,7 @@ def _snapshot(t: Tensor) -> Tensor:
     return old
 
 
-def _writable(a: np.ndarray) -> np.ndarray:
+def writable(a: np.ndarray) -> np.ndarray:
     """`a`, or a writable alias of the same memory (numpy marks expanded arrays read-only)."""
     if a.flags.writeable:
         return a
@@ -179,7 +179,7 @@ def _write(t: Tensor, data: np.ndarray, overlap: str = EARLY, written: Any = Non
         raise RuntimeError(f"result type {src} can't be cast to the desired output type {dst}")
     if overlap == LATE and overlapping(t._data):
         raise RuntimeError(OVERLAP_MESSAGE)
-    dst = _writable(t._data)
+    dst = writable(t._data)
     if written is not None and overlapping(dst):
         places = np.nonzero(np.broadcast_to(written(), dst.shape))
         dst[places] = data[places]  # in order: of the elements sharing a place, the last wins
@@ -347,7 +347,7 @@ def _element_by_element(t: Tensor, fn: Callable, args: tuple, kwargs: dict) -> n
     before = t._data.copy()
     order = dense_strides(t._data.shape, tuple(s // t._data.itemsize for s in t._data.strides))
     outer_first = sorted(range(t._data.ndim), key=lambda d: -order[d])
-    dst = _writable(t._data)
+    dst = writable(t._data)
     own = Tensor._wrap(before)  # (the op's `self` is read where it is written: its old value)
     try:
         with grad_mode.no_grad():
@@ -418,8 +418,9 @@ def _inplace_on_view(
         _write(view, data, overlap, written)
         return view
     node = CopySlices()
-    node.next_functions = (edge_of(base),) + op.next_functions[1:]
-    node._input_meta = ((base._data.shape, base._data.dtype),) + op._input_meta[1:]
+    edge = edge_of(base)
+    node.next_functions = (edge,) + op.next_functions[1:]
+    node._input_meta = (input_meta(base, edge),) + op._input_meta[1:]
     node.fn, node.flat_index = op, _flat_index(view)
     node.overlapping = overlapping(view._data)
     _write(view, data, overlap, written)
@@ -427,6 +428,14 @@ def _inplace_on_view(
     regenerate_view_history(view, node.flat_index)
     _rebind_saved(op, result, view)
     return view
+
+
+class AsStridedScatter(ScatterFlatBackward):
+    """AsStridedBackward0's gradient recorded under create_graph: PyTorch's as_strided_backward
+    scatters into zeros and returns them viewed as the input (as_strided), so that is the node."""
+
+    def name(self) -> str:
+        return "AsStridedBackward0"
 
 
 class AsStridedBackward0(Node):
@@ -447,7 +456,7 @@ class AsStridedBackward0(Node):
         if not self.flat_index.size:
             zeros = np.zeros(self.base_shape, dtype=formula.data(g).dtype)
             return (Tensor._wrap(zeros) if isinstance(g, Tensor) else zeros,)
-        return (scatter_flat(g, self.flat_index, self.base_shape),)
+        return (scatter_flat(g, self.flat_index, self.base_shape, AsStridedScatter),)
 
 
 def regenerate_view_history(view: Tensor, flat_index: np.ndarray | None = None) -> None:

@@ -67,7 +67,7 @@ def _become(a: Tensor, view: Tensor) -> Tensor:
         node.__class__ = IN_PLACE_NAME[type(node)]  # same formula, the in-place op's name
         # not _set_history: PyTorch's in-place view ops leave retain_grad and the tensor's hook
         # dict where they were (hooks registered later join that dict, on the old history)
-        a._grad_fn, a._output_nr = node, 0
+        a._grad_fn, a._output_nr, a._made_meta = node, 0, None  # (made for what it is now)
         if a._base is not None:  # its history is current: no regeneration
             a._view_version = a._version_counter.value
     return a

@@ -13,12 +13,16 @@ INDEXING_WARNING = (
     "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument."
 )
 
+_warned = {"indexing": False}
+
 
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:
-        warnings.warn(INDEXING_WARNING, UserWarning, stacklevel=2)
+        if not _warned["indexing"]:  # once per process, as PyTorch's TORCH_WARN_ONCE
+            _warned["indexing"] = True
+            warnings.warn(INDEXING_WARNING, UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(

@@ -247,7 +247,8 @@ class MaximumBackward0(Node):
         ties = x == y
         if ties.any():  # halving is exact, so g * 0.5 is g / 2 for every value g can hold
             g = g * np.where(ties, 0.5, 1.0).astype(formula.data(g).dtype)
-        return formula.keep(~self._self_loses(x, y), g), formula.keep(~self._other_loses(x, y), g)
+        keep, filled = formula.keep, formula.MaskedFillKeep  # (masked_fill_ last, as PyTorch)
+        return keep(~self._self_loses(x, y), g, filled), keep(~self._other_loses(x, y), g, filled)
 
 
 class MinimumBackward0(MaximumBackward0):

@@ -17,17 +17,22 @@ from ..core.tensor import Tensor
 from . import formula
 from ._record import argument_error, is_operand, record, should_record
 from .elementwise import checked_scalar, masked_fill
-from .indexing import index_put, index_views, written_places
+from .indexing import index_put, index_views, put_key, written_places
 from .inplace import (
     ALLOWED,
     ANY,
     EARLY,
     LATE,
     NONE,
+    PARTIAL_OVERLAP_MESSAGE,
+    STEPWISE_LIMIT,
+    check_inplace,
     copy,
     overlapping,
     run_inplace,
     same_data,
+    shares_memory,
+    writable,
 )
 from .shape import broadcast_shapes, expand
 
@@ -132,6 +137,9 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     if key is False:  # PyTorch: nothing to write, not even a new version
         return
     value = _value_tensor(t, value)
+    if value is t and _integer_indexed(key):  # (index_put_ refuses its own target before it
+        check_inplace(t, should_record((t,)))  # reads the indices, after autograd's checks)
+        raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
     # a lone True is a new dim of size 1, as None (PyTorch copies into t.unsqueeze(0))
     view, advanced, sources = index_views(t, None if key is True else key, lone_slice=False)
     if advanced:
@@ -145,6 +153,19 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
         if src.shape != view.shape:
             src = expand(src, tuple(view.shape))
         copy_into(view, src)
+
+
+def _integer_indexed(key: Any) -> bool:
+    """Whether `key` holds integer indices (a tensor, array or list of them): index_put_ then,
+    never the masked fill a bool mask with one value becomes."""
+    parts = key if isinstance(key, tuple) else (key,)
+    for k in parts:
+        if isinstance(k, (Tensor, np.ndarray)):
+            if np.asarray(k._data if isinstance(k, Tensor) else k).dtype != np.bool_:
+                return True
+        elif isinstance(k, list) and not any(isinstance(v, bool) for v in k):
+            return True
+    return False
 
 
 def _without_leading_ones(value: Tensor) -> Tensor:
@@ -169,9 +190,39 @@ def _index_put_(t: Tensor, advanced: dict, value: Tensor, sources: tuple) -> Non
         value = value.to(t.dtype)
     if overlapping(t._data):
         warnings.warn(EXPANDED_MASKED_FILL if fills else EXPANDED_INDEX_PUT, UserWarning, 3)
+    if not fills and _read_while_written(t, value):
+        value = _as_read_in_order(t, advanced, value)
     written = partial(written_places, t, advanced)
     aliasing = NONE if fills else ANY
     run_inplace(t, index_put, (advanced, value, sources), {}, ALLOWED, written, aliasing=aliasing)
+
+
+def _read_while_written(t: Tensor, value: Tensor) -> bool:
+    """A value sharing t's memory in a way PyTorch's overlap test finds too hard to compare
+    (not dense), so its kernel runs, reading the value as it writes; gradients aside."""
+    return (
+        t._data.size <= STEPWISE_LIMIT
+        and np.may_share_memory(t._data, value._data)
+        and not shares_memory(t._data, value._data)
+        and not should_record((value,))
+    )
+
+
+def _as_read_in_order(t: Tensor, advanced: dict, value: Tensor) -> Tensor:
+    """What each place receives when the places are written in index order and each value
+    element is read just before its write (PyTorch's index_put_ kernel loop), as a tensor of
+    its own. t's memory is given back as it was: index_put_ writes it."""
+    key = put_key(t, advanced, value)
+    dst = writable(t._data)
+    before = dst.copy()
+    try:
+        places = np.arange(dst.size).reshape(dst.shape)[key]
+        values = np.broadcast_to(value._data, places.shape)  # (a view: read as it changes)
+        for k, place in enumerate(places.flat):
+            dst[np.unravel_index(place, dst.shape)] = values.flat[k]
+        return Tensor._wrap(dst[key].copy())
+    finally:
+        np.copyto(dst, before)
 
 
 # --- random fills --------------------------------------------------------------------------

@@ -38,7 +38,12 @@ def is_tensor(value: Any) -> bool:
 
 
 def array(t: Any) -> np.ndarray:
-    return np.array(t.detach().cpu().numpy() if hasattr(t, "cpu") else t.detach().numpy())
+    """The values as printing shows them (a PyTorch ZeroTensor, which sgn's gradient is,
+    refuses .numpy() but prints its zeros)."""
+    t = t.detach()
+    if getattr(t, "_is_zerotensor", lambda: False)():
+        t = t.clone()
+    return np.array(t.numpy())
 
 
 def plain(value: Any) -> Any:

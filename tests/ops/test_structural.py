@@ -4,7 +4,9 @@ second gradients, the last node's name), each compared with PyTorch."""
 
 from __future__ import annotations
 
-import warnings
+import ast
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -41,14 +43,32 @@ def test_linalg_error_is_a_runtime_error_named_as_pytorchs():
         assert "(Batch element 0): The diagonal element 1 is zero" in str(caught.value)
 
 
-def test_meshgrid_warns_without_indexing_as_pytorch_does():
-    for lib in LIBS:
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always")
-            lib.meshgrid(lib.ones(2), lib.ones(3))
-            lib.meshgrid(lib.ones(2), lib.ones(3), indexing="xy")
-        messages = [str(w.message) for w in seen if w.category is UserWarning]
-        assert len(messages) == 1
+MESHGRID_TWICE = """
+import ast
+import subprocess
+import sys
+import warnings
+import {lib} as torch
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    torch.meshgrid(torch.ones(2), torch.ones(3))
+    torch.meshgrid(torch.ones(2), torch.ones(3))
+    torch.meshgrid(torch.ones(2), torch.ones(3), indexing="xy")
+print(repr([str(w.message) for w in seen if w.category is UserWarning]))
+"""
+
+
+def test_meshgrid_warns_once_without_indexing_as_pytorch_does():
+    """Once per process (PyTorch's TORCH_WARN_ONCE): each library in a fresh one."""
+    for lib in ("torch", "minigrad"):
+        run = subprocess.run(
+            [sys.executable, "-c", MESHGRID_TWICE.format(lib=lib)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        messages = ast.literal_eval(run.stdout.strip().splitlines()[-1])
+        assert len(messages) == 1, lib
         assert "it will be required to pass the indexing argument" in messages[0]
 
 

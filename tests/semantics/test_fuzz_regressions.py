@@ -423,6 +423,88 @@ def snip_sum_to_result_is_a_no_grad_view_of_a_sum(torch, out):
     out("h, n", (h, n, n._base is None))
 
 
+def snip_maximum_gradient_under_create_graph_ends_in_masked_fill(torch, out):
+    x = torch.tensor(-1.5, dtype=torch.float64, requires_grad=True)
+    y = x.clone()
+    (g,) = torch.autograd.grad((torch.maximum(x, y) * x).sum(), [y], create_graph=True)
+    out("g", (g, g.grad_fn.name()))
+
+
+def snip_inference_tensor_given_normal_data_has_no_version_to_share(torch, out):
+    x = torch.tensor([[-0.25, 1.5]], dtype=torch.float64, requires_grad=True)
+    with torch.inference_mode():
+        t = x * 1
+    t.data = t.detach() * 2
+    with out.raises("a view of it"):
+        t.expand_as(t)
+    with out.raises("saving it for backward"):
+        torch.minimum(x, t)
+
+
+def snip_in_place_view_op_after_data_assignment_takes_its_new_shape(torch, out):
+    x = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    t = x.abs()
+    with torch.no_grad():
+        t.data = t.detach() * 2
+    t.unsqueeze_(0)
+    t.sum().backward()
+    out("x.grad", x.grad)
+
+
+def snip_index_put_reads_an_aliasing_value_as_it_writes(torch, out):
+    t = torch.tensor([[0, 0, 0], [-1, 0, -2]])
+    t.t_()
+    t.pow_(2)
+    t[t > 0] = t[0]  # (a transposed target: too hard for PyTorch's overlap test)
+    out("t", t)
+
+
+def snip_backward_to_a_non_leaf_input_skips_the_gradients_it_does_not_need(torch, out):
+    x = torch.tensor([[0.0, 0.0, 1.25]], dtype=torch.float64, requires_grad=True)
+    y = x.neg()
+    with torch.no_grad():
+        x.t_()  # (chunk's gradient for x would no longer fit x's AccumulateGrad)
+    _, b, _ = x.chunk(3)
+    torch.autograd.backward([torch.maximum(y, b).sum()], inputs=[b])
+    out("b.grad", b.grad)
+
+
+def snip_regenerated_view_gradient_under_create_graph_is_as_strided(torch, out):
+    x = torch.tensor(3.0, requires_grad=True)
+    v = x.view(-1)
+    with torch.no_grad():
+        v.clamp_(min=0.0)
+    (g,) = torch.autograd.grad(v.softmax(-1).sum(), [x], create_graph=True)
+    out("g", (g, g.grad_fn.name()))
+
+
+def snip_copy_slices_checks_against_the_shape_the_base_was_made_with(torch, out):
+    x = torch.tensor([[-2.0, 3.0, -0.0]], requires_grad=True)
+    t = x.pow(3)
+    with torch.no_grad():
+        t.t_()
+    t[0] = 1.5
+    with out.raises("CopySlices' gradient no longer fits"):
+        t.sum().backward()
+
+
+def snip_index_put_refuses_its_own_target_before_reading_the_indices(torch, out):
+    x = torch.tensor([[-0.0, -2.0]], dtype=torch.float64)
+    empty = x[1:]
+    with out.raises("own target, index out of range"):
+        empty[torch.tensor([-1])] = empty
+    one = torch.tensor([1.0])
+    one[one > 0] = one  # (a mask and one value: a masked fill, which reads the value first)
+    out("one", one)
+
+
+def snip_select_gradient_keeps_negative_zero(torch, out):
+    x = torch.tensor([[-0.25], [-2.0], [-1.5]], dtype=torch.float64, requires_grad=True)
+    y = x.select(0, -1).pow(2) * 2
+    (y / y).backward(torch.ones_like(y))  # (d/dy of y/y is exactly +0.0; pow's then -0.0)
+    out("x.grad", x.grad)
+
+
 SNIPPETS = collect(globals())
 
 
