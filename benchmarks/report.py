@@ -83,7 +83,7 @@ def _median(table: list[dict], workload: str, metric: str, impl: str) -> float |
 
 
 def targets(table: list[dict], jit: dict | None) -> list[dict]:
-    """Each of issue 4's targets: the measured value, the bound, met or not."""
+    """Each target (issue 4's; W5, W6: issue 21): the measured value, the bound, met or not."""
     out = []
     for workload, metric, bound in RATIO_TARGETS:
         mg, th = _median(table, workload, metric, MINIGRAD), _median(table, workload, metric, TORCH)
@@ -157,7 +157,7 @@ def text(table: list[dict], goals: list[dict], jit: dict | None, info: dict, set
             f"warm (cached) {jit['warm_first_step_s']:.2f} s",
         ]
     if goals:
-        lines += ["", "issue 4 targets:"]
+        lines += ["", "targets (issue 4; W5, W6: issue 21):"]
         for g in goals:
             lines.append(
                 f"  {'met   ' if g['met'] else 'MISSED'} {g['target']:40s} "
