@@ -198,6 +198,9 @@ histc, histogram, det, inverse = (
     _ops.METHODS[_n] for _n in ("histc", "histogram", "det", "inverse")
 )
 # --- end of issue 21's structural block
+# --- issue 21, courses: torch.square (x ** 2)
+square, square_ = _ops.METHODS["square"], _ops.METHODS["square_"]
+# --- end of the courses block
 
 
 def equal(a: Tensor, b: Tensor) -> bool:  # noqa: D103

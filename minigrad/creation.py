@@ -344,6 +344,16 @@ def _integers(
     return generator_of(generator, "randint").integers(low, high, size=size).astype(dtype.np)
 
 
+def _bounds(rest: list, low: int | None, high: int | None) -> tuple[int, int]:
+    """randint's positional (high) or (low, high), one reading for randint and randint_like;
+    keywords given take the place of the positions."""
+    if high is None:
+        high = rest.pop()
+    if low is None:
+        low = rest.pop() if rest else 0
+    return low, high
+
+
 def randint(
     *args: Any,
     low: int | None = None,
@@ -359,10 +369,7 @@ def randint(
     rest = list(args)
     if size is None:
         size = rest.pop()
-    if high is None:
-        high = rest.pop()
-    if low is None:
-        low = rest.pop() if rest else 0
+    low, high = _bounds(rest, low, high)
     dtype = dtype or dtypes.int64
     data = _integers(low, high, _size((size,)), dtype, generator)
     return _finish(data, None, requires_grad)
@@ -380,11 +387,7 @@ def randint_like(
 ) -> Tensor:
     """randint_like(t, high) or randint_like(t, low, high): t's shape and (by default) dtype."""
     check_cpu(device)
-    rest = list(args)
-    if high is None:
-        high = rest.pop()
-    if low is None:
-        low = rest.pop() if rest else 0
+    low, high = _bounds(list(args), low, high)
     data = _integers(low, high, tuple(t.shape), dtype or t.dtype, generator)
     return _finish(data, None, requires_grad)
 

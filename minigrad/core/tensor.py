@@ -437,7 +437,8 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        return np.asarray(self._data, dtype=dtype)
+        """numpy's view of the tensor (np.asarray, matplotlib): refused as `numpy()` is."""
+        return np.asarray(self.numpy(), dtype=dtype)
 
     def item(self) -> Any:
         if self._data.size != 1:

@@ -422,6 +422,15 @@ METHODS.update(
     }
 )
 # --- end of issue 21's structural block
+# --- issue 21, courses: square, which PyTorch records as x ** 2 (PowBackward0)
+
+
+def _square(self: Tensor) -> Tensor:
+    return ew.pow(self, 2)
+
+
+METHODS.update({"square": _square, "square_": _inplace(_square)})
+# --- end of the courses block
 # the named comparisons (`t.eq(2)`, `t.greater(u)`): the operators without a reflected fallback
 for _names, _operator in (
     (("eq",), "__eq__"),

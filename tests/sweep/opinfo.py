@@ -485,6 +485,9 @@ TABLE: tuple[OpInfo, ...] = (
     ),
     # structural ops and torch.linalg (issue 21): tests/sweep/structural.py
     *st.ENTRIES,
+    # courses (issue 21): square, x ** 2
+    *both("square", U),
+    *both("square_", IU, inplace=True),
 )
 
 # PyTorch ops that minigrad lacks although it has the same op in another namespace (or its

@@ -3,6 +3,7 @@ AvgPool2d, AdaptiveAvgPool2d and AdaptiveMaxPool2d."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...core.tensor import Tensor
@@ -19,8 +20,36 @@ __all__ = [
 ]
 
 
-class MaxPool2d(Module):
+def _same(v: Any) -> Any:
+    return v
+
+
+def _single(v: Any) -> tuple:
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+
+
+class _PoolNd(Module):
+    """The window every kernel pooling layer keeps, one place for PyTorch's rule that the
+    stride defaults to the kernel size, and the repr that names it."""
+
+    def _set_window(
+        self, kernel_size: Any, stride: Any, padding: Any, size: Callable[[Any], Any] = _same
+    ) -> None:
+        self.kernel_size = size(kernel_size)
+        self.stride = size(stride if stride is not None else kernel_size)
+        self.padding = size(padding)
+
+    def _window(self) -> tuple:
+        return self.kernel_size, self.stride, self.padding
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxPool2d(_PoolNd):
     """Max over each kernel window; stride defaults to the kernel size."""
+
+    _pool = staticmethod(F.max_pool2d)
 
     def __init__(
         self,
@@ -32,45 +61,30 @@ class MaxPool2d(Module):
         ceil_mode: bool = False,
     ) -> None:
         super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.dilation = padding, dilation
+        self._set_window(kernel_size, stride, padding)
+        self.dilation = dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input: Tensor) -> Any:
-        return F.max_pool2d(
+        return self._pool(
             input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
+            *self._window(),
             self.dilation,
             ceil_mode=self.ceil_mode,
             return_indices=self.return_indices,
         )
 
     def extra_repr(self) -> str:
-        return (
-            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
-        )
+        return f"{super().extra_repr()}, dilation={self.dilation}, ceil_mode={self.ceil_mode}"
 
 
 class MaxPool1d(MaxPool2d):
     """Max over windows of the last dim of (N, C, L) or (C, L)."""
 
-    def forward(self, input: Tensor) -> Any:
-        return F.max_pool1d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
-        )
+    _pool = staticmethod(F.max_pool1d)
 
 
-class AvgPool2d(Module):
+class AvgPool2d(_PoolNd):
     """Mean over each kernel window; stride defaults to the kernel size."""
 
     def __init__(
@@ -83,31 +97,17 @@ class AvgPool2d(Module):
         divisor_override: int | None = None,
     ) -> None:
         super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode = padding, ceil_mode
+        self._set_window(kernel_size, stride, padding)
+        self.ceil_mode = ceil_mode
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool2d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-            self.divisor_override,
+            input, *self._window(), self.ceil_mode, self.count_include_pad, self.divisor_override
         )
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-
-def _single(v: Any) -> tuple:
-    return tuple(v) if isinstance(v, (tuple, list)) else (v,)
-
-
-class AvgPool1d(Module):
+class AvgPool1d(_PoolNd):
     """Mean over windows of the last dim; its sizes are kept as 1-tuples, as in PyTorch."""
 
     def __init__(
@@ -119,23 +119,11 @@ class AvgPool1d(Module):
         count_include_pad: bool = True,
     ) -> None:
         super().__init__()
-        self.kernel_size = _single(kernel_size)
-        self.stride = _single(stride if stride is not None else kernel_size)
-        self.padding = _single(padding)
+        self._set_window(kernel_size, stride, padding, _single)
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool1d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-        )
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+        return F.avg_pool1d(input, *self._window(), self.ceil_mode, self.count_include_pad)
 
 
 class AdaptiveAvgPool2d(Module):

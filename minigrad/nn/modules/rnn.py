@@ -19,7 +19,7 @@ from ...ops.shape import cat, stack
 from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
-from .rnn_cell import STEPS, State, reset_uniform
+from .rnn_cell import NONLINEARITY_MODES, STEPS, State, reset_uniform
 
 __all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
 
@@ -266,13 +266,12 @@ class RNN(RNNBase):
         device: Any = None,
         dtype: Any = None,
     ) -> None:
-        modes = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}
-        if nonlinearity not in modes:
+        if nonlinearity not in NONLINEARITY_MODES:
             raise ValueError(
                 f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
             )
         super().__init__(
-            modes[nonlinearity],
+            NONLINEARITY_MODES[nonlinearity],
             input_size,
             hidden_size,
             num_layers,

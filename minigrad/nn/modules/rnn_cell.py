@@ -67,6 +67,9 @@ STEPS: dict[str, tuple[int, Callable[..., State]]] = {
     "GRU": (3, gru_step),
 }
 
+# an Elman RNN's nonlinearity -> its mode
+NONLINEARITY_MODES = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}
+
 
 def reset_uniform(module: Module, hidden_size: int) -> None:
     """PyTorch's init for every recurrent weight and bias: U(-1/sqrt(hidden), 1/sqrt(hidden))."""
@@ -182,10 +185,9 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def _step(self) -> Callable[..., State]:
-        modes = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}
-        if self.nonlinearity not in modes:
+        if self.nonlinearity not in NONLINEARITY_MODES:
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        return STEPS[modes[self.nonlinearity]][1]
+        return STEPS[NONLINEARITY_MODES[self.nonlinearity]][1]
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         return self._run(input, hx)

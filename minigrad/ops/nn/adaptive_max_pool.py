@@ -10,9 +10,8 @@ import numpy as np
 
 from ...core.node import Node
 from ...core.tensor import Tensor
-from .._record import record
 from .avg_pool import _bounds, adaptive_output_size, check_dtype
-from .pooling import _scatter_flat
+from .pooling import _scatter_flat, record_max
 
 
 class AdaptiveMaxPool2DBackward0(Node):
@@ -55,14 +54,4 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     values, plane = _maxima(batched, out_hw)
     n, c, h, w = batched.shape
     flat = plane + (np.arange(n * c, dtype=np.int64) * (h * w)).reshape(n, c, 1, 1)
-    unbatched = input.ndim == 3
-    indices = Tensor._wrap(plane[0] if unbatched else plane)
-    out = record(
-        AdaptiveMaxPool2DBackward0,
-        values[0] if unbatched else values,
-        (input,),
-        save={"self": input, "result1": indices},
-        indices=flat,
-        self_sym_sizes=shape,
-    )
-    return (out, indices) if return_indices else out
+    return record_max(AdaptiveMaxPool2DBackward0, input, values, plane, flat, return_indices)

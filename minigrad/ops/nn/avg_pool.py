@@ -13,7 +13,7 @@ import numpy as np
 from ...core.dtypes import SCALAR_NAMES
 from ...core.tensor import Tensor
 from .linear_map import apply_map, node_pair
-from .pooling import _check, _output_size
+from .pooling import _check, _output_size, window_pairs
 
 AvgPool2DBackward0 = node_pair("AvgPool2D")
 AdaptiveAvgPool2DBackward0 = node_pair("AdaptiveAvgPool2D")
@@ -83,13 +83,6 @@ class _Windows:
         return np.ascontiguousarray(wide[..., ph : ph + h, pw : pw + w])
 
 
-def _two(value: Any, what: str) -> tuple[int, int]:
-    values = list(value) if isinstance(value, (tuple, list)) else [value]
-    if len(values) not in (1, 2):
-        raise RuntimeError(f"avg_pool2d: {what}")
-    return int(values[0]), int(values[-1])
-
-
 def avg_pool2d(
     input: Tensor,
     kernel_size: Any,
@@ -100,11 +93,7 @@ def avg_pool2d(
     divisor_override: int | None = None,
 ) -> Tensor:
     x = input
-    k = _two(kernel_size, "kernel_size must either be a single int, or a tuple of two ints")
-    s = k
-    if stride is not None and not (isinstance(stride, (tuple, list)) and len(stride) == 0):
-        s = _two(stride, "stride must either be omitted, a single int, or a tuple of two ints")
-    p = _two(padding, "padding must either be a single int, or a tuple of two ints")
+    k, s, p = window_pairs("avg_pool2d", kernel_size, stride, padding)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     if x.ndim < 3:

@@ -9,8 +9,7 @@ import numpy as np
 from ...core.node import Node
 from ...core.tensor import Tensor
 from .. import formula
-from .._record import record
-from .layer_norm import check_params, normalize_grad, row_stats, stats
+from .layer_norm import check_params, normalize_grad, record_normalized, row_stats, stats
 
 
 def _per_channel(t: np.ndarray | Tensor, ndim: int):
@@ -111,29 +110,21 @@ def group_norm(
     else:
         mean = rstd = np.zeros((n, num_groups, 1), xd.dtype)
     out = _affine(xd, num_groups, mean, rstd, weight, bias)
-    save = {"input": x, "weight": weight}
-    result = record(
+    # (PyTorch's _saved_* names: N, C, HxW, group, eps and the statistics)
+    return record_normalized(
         NativeGroupNormBackward0,
-        np.ascontiguousarray(out, dtype=xd.dtype),
+        out,
         (x, weight, bias),
-        save={k: v for k, v in save.items() if v is not None},
-        has_weight=weight is not None,
+        {"input": x, "weight": weight},
+        (mean, rstd),
+        (n, num_groups),
+        {
+            "N": n,
+            "C": xd.shape[1],
+            "HxW": int(np.prod(xd.shape[2:], dtype=np.int64)),
+            "group": num_groups,
+            "eps": eps,
+        },
         group=num_groups,
         eps=eps,
-        mean=mean,
-        rstd=rstd,
     )
-    node = result.grad_fn
-    if node is not None:  # (PyTorch's _saved_* names: N, C, HxW, group, eps and the statistics)
-        node._save(
-            {
-                "result1": Tensor._wrap(mean.reshape(n, num_groups)),
-                "result2": Tensor._wrap(rstd.reshape(n, num_groups)),
-                "N": n,
-                "C": xd.shape[1],
-                "HxW": int(np.prod(xd.shape[2:], dtype=np.int64)),
-                "group": num_groups,
-                "eps": eps,
-            }
-        )
-    return result

@@ -88,6 +88,40 @@ def check_params(x: Tensor, params: dict, kernel: str) -> None:
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
+def record_normalized(
+    node_cls: type[Node],
+    out: np.ndarray,
+    inputs: tuple[Tensor, Tensor | None, Tensor | None],
+    save: dict,
+    statistics: tuple[np.ndarray, np.ndarray],
+    shown_shape: tuple | None,
+    shown: dict,
+    **attrs: Any,
+) -> Tensor:
+    """One recording for every row-normalising op: the output in the input's dtype, the tensors
+    of `save` that exist, the forward's (mean, rstd) for the backward, and what PyTorch shows as
+    the node's _saved_*: the statistics as result1/result2 (reshaped to `shown_shape` if
+    given), then `shown`."""
+    x, weight, _ = inputs
+    mean, rstd = statistics
+    result = record(
+        node_cls,
+        np.ascontiguousarray(out, dtype=x._data.dtype),
+        inputs,
+        save={k: v for k, v in save.items() if v is not None},
+        has_weight=weight is not None,
+        **attrs,
+        mean=mean,
+        rstd=rstd,
+    )
+    node = result.grad_fn
+    if node is not None:
+        if shown_shape is not None:
+            mean, rstd = mean.reshape(shown_shape), rstd.reshape(shown_shape)
+        node._save({"result1": Tensor._wrap(mean), "result2": Tensor._wrap(rstd), **shown})
+    return result
+
+
 def _check(x: Tensor, shape: tuple, weight: Tensor | None, bias: Tensor | None) -> None:
     if not shape:
         raise RuntimeError(
@@ -135,25 +169,15 @@ def layer_norm(
         out = out * weight._data
     if bias is not None:
         out = out + bias._data
-    save = {"input": x, "weight": weight, "bias": bias}
-    node_out = record(
+    # (what PyTorch shows as _saved_result1/2 and _saved_normalized_shape)
+    return record_normalized(
         NativeLayerNormBackward0,
-        np.ascontiguousarray(out, dtype=xd.dtype),
+        out,
         (x, weight, bias),
-        save={k: v for k, v in save.items() if v is not None},
-        has_weight=weight is not None,
+        {"input": x, "weight": weight, "bias": bias},
+        (mean, rstd),
+        None,
+        {"normalized_shape": shape},
         normalized_shape=shape,
         eps=eps,
-        mean=mean,
-        rstd=rstd,
     )
-    node = node_out.grad_fn
-    if node is not None:  # (what PyTorch shows as _saved_result1/2 and _saved_normalized_shape)
-        node._save(
-            {
-                "result1": Tensor._wrap(mean),
-                "result2": Tensor._wrap(rstd),
-                "normalized_shape": shape,
-            }
-        )
-    return node_out

@@ -58,13 +58,25 @@ def _gather_flat(h: Any, indices: np.ndarray, shape: tuple) -> Any:
     return formula.result(_GatherFlat, data, (h,), indices=indices, self_sym_sizes=h_data.shape)
 
 
-def _two(value: Any, what: str) -> tuple[int, int]:
+def _two(value: Any, what: str, op: str) -> tuple[int, int]:
     if type(value) is int:  # the usual case, without lists
         return value, value
     values = list(value) if isinstance(value, (tuple, list)) else [value]
     if len(values) not in (1, 2):
-        raise RuntimeError(f"max_pool2d: {what}")
+        raise RuntimeError(f"{op}: {what}")
     return int(values[0]), int(values[-1])
+
+
+def window_pairs(op: str, kernel_size: Any, stride: Any, padding: Any) -> tuple[tuple, ...]:
+    """(kernel, stride, padding) of a 2d pooling as (h, w) pairs, read with PyTorch's checks
+    and messages for both poolings; an omitted or empty stride is the kernel size."""
+    k = _two(kernel_size, "kernel_size must either be a single int, or a tuple of two ints", op)
+    s = k
+    if stride is not None and not (isinstance(stride, (tuple, list)) and len(stride) == 0):
+        what = "stride must either be omitted, a single int, or a tuple of two ints"
+        s = _two(stride, what, op)
+    p = _two(padding, "padding must either be a single int, or a tuple of two ints", op)
+    return k, s, p
 
 
 def _c_half(a: int) -> int:
@@ -116,6 +128,30 @@ def _check(shape: tuple, k: tuple, s: tuple, p: tuple, d: tuple, out_hw: tuple) 
         )
 
 
+def record_max(
+    node_cls: type[Node],
+    x: Tensor,
+    values: np.ndarray,
+    plane: np.ndarray | None,
+    flat: np.ndarray,
+    return_indices: bool,
+) -> Any:
+    """The output of a max pooling over a batched (N, C, H, W) view of x, one recording for
+    max_pool2d and adaptive_max_pool2d: the node keeps the flat argmax for the gradient and,
+    as PyTorch's result1, the indices within each plane (when made, else None)."""
+    unbatched = x.ndim == 3
+    indices = None if plane is None else Tensor._wrap(plane[0] if unbatched else plane)
+    out = record(
+        node_cls,
+        values[0] if unbatched else values,
+        (x,),
+        save={"self": x, "result1": indices},
+        indices=flat,
+        self_sym_sizes=x._data.shape,
+    )
+    return (out, indices) if return_indices else out
+
+
 def max_pool2d(
     input: Tensor,
     kernel_size: Any,
@@ -126,12 +162,8 @@ def max_pool2d(
     return_indices: bool = False,
 ) -> Any:
     x = input
-    k = _two(kernel_size, "kernel_size must either be a single int, or a tuple of two ints")
-    s = k
-    if stride is not None and not (isinstance(stride, (tuple, list)) and len(stride) == 0):
-        s = _two(stride, "stride must either be omitted, a single int, or a tuple of two ints")
-    p = _two(padding, "padding must either be a single int, or a tuple of two ints")
-    d = _two(dilation, "dilation must be either a single int, or a tuple of two ints")
+    k, s, p = window_pairs("max_pool2d", kernel_size, stride, padding)
+    d = _two(dilation, "dilation must be either a single int, or a tuple of two ints", "max_pool2d")
     if x.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     if x.dtype.name == "bool":
@@ -145,16 +177,7 @@ def max_pool2d(
     unbatched = x.ndim == 3
     data = x._data[None] if unbatched else x._data
     values, idx = kernels.max_pool2d_forward(data, k, s, p, d, ceil_mode)
-    indices = None  # made only when returned: nobody else can change them
+    plane = None  # made only when returned: nobody else can change them
     if return_indices:
         plane = idx % (shape[-2] * shape[-1])  # torch: the index within each (H, W) plane
-        indices = Tensor._wrap(plane[0] if unbatched else plane)
-    out = record(
-        MaxPool2DWithIndicesBackward0,
-        values[0] if unbatched else values,
-        (x,),
-        save={"self": x, "result1": indices},
-        indices=idx,
-        self_sym_sizes=shape,
-    )
-    return (out, indices) if return_indices else out
+    return record_max(MaxPool2DWithIndicesBackward0, x, values, plane, idx, return_indices)
