@@ -139,12 +139,15 @@ class GraphTask:
         for n, _ in self.root_edges:
             self.deps[n] = self.deps.get(n, 0) + 1  # the seed
         self.captures: dict[Node, list[tuple[int, int]]] = {}  # node -> (slot, result index)
-        for idx, t in enumerate(inputs or ()):
-            node, slot = edge_of(t)
-            if node is not None:  # (no edge: no gradient can reach it, it gets None)
-                self.captures.setdefault(node, []).append((slot, idx))
-        self.reaches, self.runs = init_to_execute(order, self.captures, inputs, capture)
-        self.results: list = [None] * (len(inputs) if inputs is not None else 0)
+        self.reaches = self.runs = None  # (without `inputs=`: every node)
+        self.results: list = []
+        if inputs is not None:
+            for idx, t in enumerate(inputs):
+                node, slot = edge_of(t)
+                if node is not None:  # (no edge: no gradient can reach it, it gets None)
+                    self.captures.setdefault(node, []).append((slot, idx))
+            self.reaches, self.runs = init_to_execute(order, self.captures, capture)
+            self.results = [None] * len(inputs)
         self.heap: list = []
         self.tie = itertools.count()
         self.buffers: dict[Node, list] = {}
@@ -205,15 +208,11 @@ def compute_dependencies(root_nodes: list) -> tuple[dict, list]:
     return deps, order
 
 
-def init_to_execute(
-    order: list[Node], captures: dict, inputs: Sequence[Tensor] | None, capture: bool
-) -> tuple[set | None, set | None]:
+def init_to_execute(order: list[Node], captures: dict, capture: bool) -> tuple[set, set]:
     """With `inputs=`: the nodes gradients must reach (those with a path to an input) and the
     nodes that must run (those sending to one of them; and, for backward, the inputs' own
     nodes: an AccumulateGrad writes .grad, a non-leaf's grad_fn runs and sends nothing on, as
-    PyTorch's exec_info marks them). None, None: everything, as without `inputs=`."""
-    if inputs is None:
-        return None, None
+    PyTorch's exec_info marks them). Without `inputs=` the task keeps None: everything."""
     reaches = _with_path_to(order, set(captures))
     runs = {n for n in reaches if any(c in reaches for c, _ in n.next_functions if c)}
     if not capture:
@@ -245,31 +244,81 @@ def _with_path_to(order: list[Node], targets: set) -> set:
 
 # --- the loops ----------------------------------------------------------------------------------
 def run_plain(task: GraphTask, seeds: Sequence[Tensor]) -> None:
-    """A plain `backward()`: nobody watches, nothing narrows the pass, no graph is built."""
-    heap, take, deliver, retain = task.heap, task.buffers.pop, task.deliver, task.retain_graph
+    """A plain `backward()`: nobody watches, nothing narrows the pass, no graph is built.
+
+    The loop every `loss.backward()` runs, so the usual case of each step is written out here
+    (a node with one gradient in, its formula on arrays; a leaf's first gradient taken as it
+    is; a gradient delivered to a node's buffer); anything else goes the general way."""
+    heap, buffers, deps, retain = task.heap, task.buffers, task.deps, task.retain_graph
+    pop, push, tie = heapq.heappop, heapq.heappush, task.tie
     for (node, slot), g in zip(task.root_edges, seeds):
-        deliver(node, slot, g._data.view())  # the caller's gradient stays the caller's
+        task.deliver(node, slot, g._data.view())  # the caller's gradient stays the caller's
     while heap:
-        node = heapq.heappop(heap)[2]
-        grads = take(node)
+        node = pop(heap)[2]
+        grads = buffers.pop(node)
+        if node._is_accumulate_grad:
+            var = node.variable
+            if var._backward_hooks or var._post_acc_hooks or node._pre_hooks or node._post_hooks:
+                evaluate_function(task, node, [_tensor(g) for g in grads])
+            elif not _took_first_grad(var, grads[0]):
+                accumulate_grad(task, node, grads[0])
+            continue  # (it sends nothing on, and saves nothing)
         if node._pre_hooks or node._post_hooks or node._tensor_hooks or node._retain_hooks:
             outs = evaluate_function(task, node, [_tensor(g) for g in grads])
             outs = [None if g is None else g._data.view() for g in outs]  # a hook saw them
-        elif node._is_accumulate_grad:
-            accumulate_grad(task, node, grads[0])
-            continue  # (it sends nothing on, and saves nothing)
+        elif node.runs_on_arrays and len(grads) == 1 and grads[0] is not None:
+            outs = node.apply_arrays(grads)  # (the usual case; checked as it is delivered)
+            if len(outs) != len(node.next_functions):
+                validate_outputs(node, outs, True)  # raises PyTorch's error
         else:
             outs = call_node(task, node, grads)
-        if not retain and not node._is_accumulate_grad:  # (it saves nothing)
+        if not retain:
             node._release_variables()
         last = None
-        for (nxt, slot), g in zip(node.next_functions, outs):
-            if nxt is not None:
-                if g is last and g is not None:
+        for i, ((nxt, slot), g) in enumerate(zip(node.next_functions, outs)):
+            if nxt is None:
+                continue
+            if g is not None:
+                if g is last:
                     g = g.view()  # one array for two inputs (AddBackward0's g, g): one owner
                 else:
                     last = g
-                deliver(nxt, slot, g)
+                meta = node._input_meta[i]
+                if g.shape != meta[0] or g.dtype != meta[1]:
+                    g = fit_gradient(g, meta, True, node, i)
+            buf = buffers.get(nxt)  # (GraphTask.deliver, written out)
+            if buf is None:
+                if nxt._num_outputs == 1:
+                    buffers[nxt] = [g]
+                else:
+                    buffers[nxt] = buf = [None] * nxt._num_outputs
+                    buf[slot] = g
+            elif g is not None:
+                before = buf[slot]
+                buf[slot] = g if before is None else before + g
+            left = deps[nxt] - 1
+            deps[nxt] = left
+            if left == 0:
+                push(heap, (-nxt._seq_nr, next(tie), nxt))
+
+
+def _took_first_grad(var: Tensor, grad: Any) -> bool:
+    """A leaf's first gradient taken as its `.grad` when that is plainly allowed: an array of
+    the engine's own, contiguous as the leaf is, the leaf still a leaf that requires grad.
+    False: `accumulate_grad` decides (it may copy, add, or refuse)."""
+    if var._grad is not None or var._grad_fn is not None or not var._requires_grad:
+        return False
+    if type(grad) is not np.ndarray or not (  # (engine_owned, written out)
+        grad.base is None or (type(grad.base) is np.ndarray and sys.getrefcount(grad.base) == 2)
+    ):
+        return False
+    flags, leaf = grad.flags, var._data
+    if not (flags.writeable and flags.c_contiguous and leaf.flags.c_contiguous):
+        return False
+    if grad.shape != leaf.shape:
+        return False
+    var._grad = Tensor._wrap(grad)
+    return True
 
 
 def run_instrumented(task: GraphTask, seeds: Sequence[Tensor]) -> None:

@@ -188,9 +188,8 @@ def record(
     out._grad_fn = node
     if save_for:
         edges = node.next_functions
-        save = {} if save is None else dict(save)
-        for name, (t, i) in save_for.items():
-            save[name] = t if edges[i][0] is not None else None
+        wanted = {name: t if edges[i][0] is not None else None for name, (t, i) in save_for.items()}
+        save = wanted if save is None else {**save, **wanted}
     if save:
         node._save(save)
     if save_result:
@@ -227,11 +226,14 @@ def connect(node: Node, inputs: tuple) -> Node:
             edges.append((None, 0))
             metas.append(None)
             continue
-        edge = edge_of(t)
-        edges.append(edge)
-        if t._grad_fn is not None and t._made_meta is None:  # (the usual case: an op's output)
-            metas.append((t._data.shape, t._data.dtype))
+        fn = t._grad_fn
+        if t._base is None and (fn is not None or not t._requires_grad):  # (the usual cases:
+            edges.append((fn, t._output_nr) if fn is not None else (None, 0))  # an op's output,
+            made = t._made_meta  # or a tensor that does not require grad; edge_of, inlined)
+            metas.append(made if made is not None else (t._data.shape, t._data.dtype))
         else:
+            edge = edge_of(t)
+            edges.append(edge)
             metas.append(input_meta(t, edge))
     node.next_functions, node._input_meta = tuple(edges), tuple(metas)
     return node
