@@ -203,11 +203,10 @@ class AccumulateGrad(Node):
 
     _is_accumulate_grad = True
     runs_on_arrays = False  # the engine runs it as `accumulate_grad` (autograd/engine.py)
+    _seq_nr = UINT64_MAX  # runs as soon as it is ready; it uses no number up, as in PyTorch
 
-    def __init__(self, variable: Tensor) -> None:
-        super().__init__()
+    def __init__(self, variable: Tensor) -> None:  # (no Node.__init__: no sequence number)
         self.variable = variable
-        self._seq_nr = UINT64_MAX  # runs as soon as it is ready, as in PyTorch
         self._input_meta = ((variable._data.shape, variable._data.dtype),)
 
     def name(self) -> str:

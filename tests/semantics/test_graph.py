@@ -212,6 +212,9 @@ def test_sequence_numbers():
             "AccumulateGrad is UINT64_MAX",
             a.grad_fn.next_functions[0][0]._sequence_nr() == 2**64 - 1,
         )
+        w = torch.tensor([2.0], requires_grad=True)  # a new leaf's AccumulateGrad uses no number
+        c = a * w
+        out("consecutive", c.grad_fn._sequence_nr() - b.grad_fn._sequence_nr())
 
     assert_same(snippet)
 
