@@ -583,17 +583,17 @@ def validate_outputs(
 def validate_roots(task: GraphTask, seeds: Sequence[Tensor]) -> list[Tensor]:
     """The seeds checked as PyTorch's engine checks them first: against what each root's node
     expects (a leaf reshaped in place under no_grad still expects its old shape)."""
-    fitted = []
-    for i, (t, (node, _), g) in enumerate(zip(task.roots, task.root_edges, seeds)):
+    fitted = list(seeds)
+    for i, (t, (node, _)) in enumerate(zip(task.roots, task.root_edges)):
         if node is None:
-            fitted.append(g)
             continue
         if node._is_accumulate_grad:
             meta = node._input_meta[0]
         else:
             meta = t._made_meta or (t._data.shape, t._data.dtype)
-        same = g._data.shape == meta[0] and g._data.dtype == meta[1]
-        fitted.append(g if same else fit_gradient(g, meta, False, None, i))
+        data = fitted[i]._data
+        if data.shape != meta[0] or data.dtype != meta[1]:
+            fitted[i] = fit_gradient(fitted[i], meta, False, None, i)
     return fitted
 
 

@@ -118,6 +118,10 @@ def mm(a: Any, b: Any) -> Any:
     return a.mm(b) if isinstance(a, Tensor) else a @ b
 
 
+def bmm(a: Any, b: Any) -> Any:
+    return a.bmm(b) if isinstance(a, Tensor) else np.matmul(a, b)
+
+
 def mv(a: Any, b: Any) -> Any:
     return a.mv(b) if isinstance(a, Tensor) else a @ b
 

@@ -6,6 +6,7 @@ graph (grad_fn names, views, copies) is the one PyTorch records.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -157,11 +158,13 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
 
 
 class BmmBackward0(Node):
-    runs_on_arrays = False  # bmm and transpose(1, 2) on Tensors
+    """g @ mat2^T and self^T @ g, batch by batch (recorded as bmm and transpose)."""
 
     def backward(self, g):
-        ga = bmm(g, self.saved("mat2").transpose(1, 2)) if _needs(self, 0) else None
-        gb = bmm(self.saved("self").transpose(1, 2), g) if _needs(self, 1) else None
+        m2 = self.saved("mat2") if _needs(self, 0) else None
+        m1 = self.saved("self") if _needs(self, 1) else None
+        ga = None if m2 is None else formula.bmm(g, formula.transpose(m2, 1, 2))
+        gb = None if m1 is None else formula.bmm(formula.transpose(m1, 1, 2), g)
         return ga, gb
 
 
@@ -216,7 +219,7 @@ def _folded(a: Tensor, b: Tensor) -> Tensor:
     t1 = b.mT if transpose else a
     t2 = (a.t() if a.ndim == 2 else a) if transpose else b
     out_shape = tuple(t1.shape[:-1])
-    t1_folded = t1.reshape(int(np.prod(out_shape, dtype=np.int64)), t1.shape[-1])
+    t1_folded = t1.reshape(math.prod(out_shape), t1.shape[-1])
     if t2.ndim == 1:
         return unsafe_view(t1_folded.mv(t2), out_shape)
     out = unsafe_view(t1_folded.mm(t2), out_shape + (t2.shape[1],))
@@ -233,7 +236,7 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
     n, m1 = (a.shape[-2] if da > 1 else 1), a.shape[-1]
     m2, p = (b.shape[-2] if db > 1 else b.shape[0]), (b.shape[-1] if db > 1 else 1)
     batch = broadcast_shapes(tuple(a.shape[: max(da - 2, 0)]), tuple(b.shape[: max(db - 2, 0)]))
-    count = int(np.prod(batch, dtype=np.int64))
+    count = math.prod(batch)
     left = a.expand(batch + (n, m1)).reshape(count, n, m1)
     if db == 1:
         right = b.expand(batch + (m2,)).reshape(count, m2).unsqueeze(2)

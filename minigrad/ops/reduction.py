@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 import os
 import warnings
 from collections import namedtuple
@@ -48,7 +49,7 @@ def _keep(g: Any, dims: tuple | None, keepdim: bool, ndim: int) -> Any:
 
 
 def _count(shape: tuple, dims: Any) -> int:
-    return int(np.prod([shape[d] for d in dims], dtype=np.int64))
+    return math.prod(shape[d] for d in dims)
 
 
 def numpy_names(fn):

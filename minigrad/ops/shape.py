@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -47,14 +48,14 @@ def wrap_dims(dims: Any, ndim: int) -> list[int]:
 
 
 def _infer(shape: tuple, numel: int) -> tuple:
-    if shape.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
     if -1 in shape:
+        if shape.count(-1) > 1:
+            raise RuntimeError("only one dimension can be inferred")
+        known = math.prod(s for s in shape if s != -1)
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
-    if int(np.prod(shape, dtype=np.int64)) != numel:
+    if math.prod(shape) != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
 
@@ -70,7 +71,7 @@ def _as_view(a: Tensor, shape: tuple, cls: type[Node]) -> Tensor | None:
         data = a._data.reshape(shape, copy=False)
     except ValueError:
         return None
-    out = record(cls, data, (a,), self_sym_sizes=tuple(a.shape))
+    out = record(cls, data, (a,), self_sym_sizes=a._data.shape)
     return mark_view(out, a)
 
 
@@ -91,7 +92,7 @@ class UnsafeViewBackward0(ViewBackward0):
 
 def unsafe_view(a: Tensor, shape: tuple) -> Tensor:
     """PyTorch's _unsafe_view: reshape a fresh tensor without marking the result a view."""
-    return record(UnsafeViewBackward0, a._data.reshape(shape), (a,), self_sym_sizes=tuple(a.shape))
+    return record(UnsafeViewBackward0, a._data.reshape(shape), (a,), self_sym_sizes=a._data.shape)
 
 
 class ReshapeAliasBackward0(ViewBackward0):
@@ -115,7 +116,7 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return a
-    merged = int(np.prod(a.shape[s : e + 1], dtype=np.int64))  # not -1: ambiguous when empty
+    merged = math.prod(a.shape[s : e + 1])  # not -1: ambiguous when empty
     return reshape(a, a.shape[:s] + (merged,) + a.shape[e + 1 :])
 
 
@@ -273,9 +274,9 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
                 f"the existing size ({s}) at non-singleton dimension {lead + i}.  "
                 f"Target sizes: {list(sizes)}.  Tensor sizes: {list(a.shape)}"
             )
-    out = record(
-        ExpandBackward0, np.broadcast_to(a._data, target), (a,), self_sym_sizes=tuple(a.shape)
-    )
+    data = a._data
+    view = data.view() if target == data.shape else np.broadcast_to(data, target)  # (3 us)
+    out = record(ExpandBackward0, view, (a,), self_sym_sizes=data.shape)
     return mark_view(out, a)
 
 

@@ -9,19 +9,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from ..core.tensor import Tensor
 from ..creation import tensor, zeros_like
-from ..ops.elementwise import where
-from .optimizer import Optimizer, add_scaled_, require_non_negative
+from .optimizer import Optimizer, require_non_negative
 
 __all__ = ["Adam", "AdamW"]
 
 
-def _lerp_(start: Tensor, end: Tensor, weight: float) -> Tensor:
+def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
     """start.lerp_(end, weight) with PyTorch's two-sided formula (exact at both ends)."""
     if weight < 0.5:
-        return start.add_(end - start, alpha=weight)
-    return start.copy_(end - (end - start) * (1 - weight))
+        start += (end - start) * weight
+    else:
+        np.subtract(end, (end - start) * (1 - weight), out=start)
 
 
 class Adam(Optimizer):
@@ -82,31 +84,45 @@ class Adam(Optimizer):
         return state
 
     def _step_group(self, group: dict[str, Any]) -> None:
+        """PyTorch's single-tensor update, written on the arrays (each step one float32 numpy
+        op in PyTorch's order) with the version bumps its in-place ops count."""
         beta1, beta2 = group["betas"]
         lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
         for p in group["params"]:
             if p.grad is None:
                 continue
             state = self._init_state(p, group["amsgrad"])
-            grad = -p.grad if group["maximize"] else p.grad
-            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-            state["step"] += 1
+            exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
+            param, grad = p._data, p.grad._data
+            m, v = exp_avg._data, exp_avg_sq._data
+            if group["maximize"]:
+                grad = -grad
+            step_t._data += 1
+            step_t._bump()
             if wd != 0:
                 if group["decoupled_weight_decay"]:
-                    p.mul_(1 - lr * wd)
+                    param *= 1 - lr * wd
+                    p._bump()
                 else:
-                    grad = grad.add(p, alpha=wd)
-            _lerp_(exp_avg, grad, 1 - beta1)
-            exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
-            step = state["step"].item()
+                    grad = grad + param * param.dtype.type(wd)
+            _lerp_(m, grad, 1 - beta1)
+            exp_avg._bump()
+            v *= beta2
+            v += grad * grad * v.dtype.type(1 - beta2)
+            exp_avg_sq._bump()
+            exp_avg_sq._bump()  # (mul_, then the add of grad * grad: two writes)
+            step = float(step_t._data)
             step_size = lr / (1 - beta1**step)
             bias_correction2_sqrt = (1 - beta2**step) ** 0.5
             if group["amsgrad"]:
                 max_sq = state["max_exp_avg_sq"]
-                max_sq.copy_(where(exp_avg_sq > max_sq, exp_avg_sq, max_sq))
-                exp_avg_sq = max_sq
-            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-            add_scaled_(p, exp_avg / denom, -step_size)
+                np.maximum(max_sq._data, v, out=max_sq._data)
+                max_sq._bump()
+                v = max_sq._data
+            denom = np.sqrt(v) / bias_correction2_sqrt
+            denom += eps
+            param += (m / denom) * -step_size
+            p._bump()
 
 
 class AdamW(Adam):

@@ -90,7 +90,9 @@ class RMSprop(Optimizer):
                 grad = grad.add(p, alpha=wd)
             square_avg.mul_(alpha).add_(grad * grad, alpha=1 - alpha)
             if group["centered"]:
-                grad_avg = _lerp_(state["grad_avg"], grad, 1 - alpha)
+                grad_avg = state["grad_avg"]
+                _lerp_(grad_avg._data, grad._data, 1 - alpha)
+                grad_avg._bump()
                 avg = square_avg.add(grad_avg * grad_avg, alpha=-1).sqrt_()
             else:
                 avg = square_avg.sqrt()
