@@ -60,7 +60,10 @@ from .legacy import (
     LongTensor,
 )
 from .ops import binary_function as _binary_function
+from .ops import diagonal as _diagonal
+from .ops import diff as _diff
 from .ops import elementwise as _ew
+from .ops import flip_roll as _flip_roll
 from .ops import index_add as _index_add
 from .ops import indexing as _ix
 from .ops import lerp as _lerp
@@ -70,8 +73,10 @@ from .ops import ordering as _ordering
 from .ops import piecewise as _pw
 from .ops import reduction as _red
 from .ops import remainder as _rem
+from .ops import repeat as _repeat
 from .ops import shape as _sh
 from .ops import split as _split
+from .ops import stacking as _stacking
 from .ops import tensor_operand as _tensor_operand
 from .ops import tensor_or_number as _tensor_or_number
 from .ops import transcendental as _tr
@@ -201,6 +206,29 @@ histc, histogram, det, inverse = (
 # --- issue 21, courses: torch.square (x ** 2)
 square, square_ = _ops.METHODS["square"], _ops.METHODS["square_"]
 # --- end of the courses block
+# --- shape ops (H2): flip/roll, diagonals and trace, repeat_interleave, hstack & co, diff
+# (torch.rsqrt/rsqrt_ come with the transcendental functions above)
+flip, fliplr, flipud, roll = _flip_roll.flip, _flip_roll.fliplr, _flip_roll.flipud, _flip_roll.roll
+diagonal, diag_embed, diag, trace = (
+    _diagonal.diagonal,
+    _diagonal.diag_embed,
+    _diagonal.diag,
+    _diagonal.trace,
+)
+repeat_interleave, diff = _repeat.repeat_interleave, _diff.diff
+hstack, vstack, dstack = _stacking.hstack, _stacking.vstack, _stacking.dstack
+atleast_1d, atleast_2d, atleast_3d = (getattr(_stacking, f"atleast_{_n}d") for _n in (1, 2, 3))
+# --- end of the shape ops block
+# --- reductions and selections (H1): amax/amin, prod, isclose, index_select, masked_select,
+# nonzero, unique, bincount (the modules reached through the ops package)
+amax, amin, prod = _ops.extremes.amax, _ops.extremes.amin, _ops.prod.prod
+isclose, unique, bincount = _ops.isclose.isclose, _ops.unique.unique, _ops.bincount.bincount
+index_select, masked_select, nonzero = (
+    _ops.selection.index_select,
+    _ops.selection.masked_select,
+    _ops.selection.nonzero,
+)
+# --- end of the reductions and selections block
 
 
 def equal(a: Tensor, b: Tensor) -> bool:  # noqa: D103

@@ -7,6 +7,7 @@ NotImplementedError instead of being silently ignored.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -331,3 +332,35 @@ adaptive_avg_pool2d = _ops.adaptive_avg_pool2d
 adaptive_max_pool2d = _ops.adaptive_max_pool2d
 avg_pool1d = _ops.avg_pool1d
 max_pool1d = _ops.max_pool1d
+
+
+# --- nn pieces the courses use (H3): conv1d, attention, normalize, cosine_similarity ------
+__all__ += ["conv1d", "cosine_similarity", "normalize", "scaled_dot_product_attention"]
+
+conv1d = _ops.conv1d
+normalize = _ops.normalize
+cosine_similarity = _ops.cosine_similarity
+
+
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
+    """softmax(q k^T * scale + mask) v, dropout on the weights when dropout_p > 0 (as in
+    PyTorch, always: the function has no training flag)."""
+    drop = None
+    if dropout_p > 0.0:
+        if dropout_p > 1.0:  # (PyTorch's C++ dropout: a RuntimeError, not F.dropout's)
+            raise RuntimeError(
+                f"dropout probability has to be between 0 and 1, but got {dropout_p}"
+            )
+        drop = functools.partial(dropout, p=dropout_p)
+    return _ops.scaled_dot_product_attention(
+        query, key, value, attn_mask, is_causal, scale, enable_gqa, drop
+    )

@@ -80,12 +80,12 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     with no_grad():
-        return creation.uniform_(tensor, a, b)
+        return creation.uniform_(tensor, a, b, generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     with no_grad():
-        return creation.normal_(tensor, mean, std)
+        return creation.normal_(tensor, mean, std, generator)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -126,7 +126,8 @@ def kaiming_uniform_(
 ) -> Tensor:
     """He init: U(-b, b), b = gain * sqrt(3 / fan); a=sqrt(5) (Linear) gives b = 1/sqrt(fan)."""
     std = _kaiming_std(tensor, a, mode, nonlinearity)
-    return tensor if std is None else uniform_(tensor, -math.sqrt(3.0) * std, math.sqrt(3.0) * std)
+    bound = None if std is None else math.sqrt(3.0) * std
+    return tensor if bound is None else uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(
@@ -137,7 +138,7 @@ def kaiming_normal_(
     generator: Any = None,
 ) -> Tensor:
     std = _kaiming_std(tensor, a, mode, nonlinearity)
-    return tensor if std is None else normal_(tensor, 0.0, std)
+    return tensor if std is None else normal_(tensor, 0.0, std, generator)
 
 
 def _xavier_std(tensor: Tensor, gain: float) -> float:
@@ -148,8 +149,14 @@ def _xavier_std(tensor: Tensor, gain: float) -> float:
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot init: U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out))."""
     bound = math.sqrt(3.0) * _xavier_std(tensor, gain)
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
-    return normal_(tensor, 0.0, _xavier_std(tensor, gain))
+    return normal_(tensor, 0.0, _xavier_std(tensor, gain), generator)
+
+
+# --- nn pieces the courses use (H3): trunc_normal_, orthogonal_ ----------------------------
+from .init_shaped import orthogonal_, trunc_normal_  # noqa: E402 - beside the names it adds
+
+__all__ += ["orthogonal_", "trunc_normal_"]

@@ -10,13 +10,18 @@ from ..core import dtypes
 from ..core.device import check_cpu, device_of_to_args
 from ..core.dtypes import dtype_of_to_args
 from ..core.tensor import Tensor
-from . import elementwise as ew
 from . import (
+    bincount,
+    diagonal,
+    diff,
+    extremes,
+    flip_roll,
     histogram,
     index_add,
     indexing,
     inplace,
     inplace_view,
+    isclose,
     lerp,
     linalg,
     logical,
@@ -24,18 +29,23 @@ from . import (
     nn,
     ordering,
     piecewise,
+    prod,
     reduction,
     remainder,
+    repeat,
     sampling,
     scan,
     scatter,
+    selection,
     shape,
     solve,
     split,
     transcendental,
     triangle,
+    unique,
     writes,
 )
+from . import elementwise as ew
 from ._record import argument_error, is_operand
 
 # --- operators ---------------------------------------------------------------------------
@@ -431,6 +441,40 @@ def _square(self: Tensor) -> Tensor:
 
 METHODS.update({"square": _square, "square_": _inplace(_square)})
 # --- end of the courses block
+# --- shape ops (H2): flip/roll, diagonals and trace, repeat/repeat_interleave, diff (rsqrt
+# comes with transcendental.FUNCTIONS above; hstack & co are module-level only)
+METHODS.update(
+    {
+        "flip": flip_roll.flip_method,
+        "fliplr": flip_roll.fliplr,
+        "flipud": flip_roll.flipud,
+        "roll": flip_roll.roll,
+        "diagonal": diagonal.diagonal,
+        "diag_embed": diagonal.diag_embed,
+        "diag": diagonal.diag,
+        "trace": diagonal.trace,
+        "repeat": repeat.repeat,
+        "repeat_interleave": repeat.repeat_interleave_method,
+        "diff": diff.diff,
+    }
+)
+# --- end of the shape ops block
+# --- reductions and selections (H1): amax/amin, prod, isclose, index_select, masked_select,
+# nonzero, unique, bincount
+METHODS.update(
+    {
+        "amax": extremes.amax,
+        "amin": extremes.amin,
+        "prod": prod.prod_method,
+        "isclose": isclose.isclose_method,
+        "index_select": selection.index_select_method,
+        "masked_select": selection.masked_select_method,
+        "nonzero": selection.nonzero,
+        "unique": unique.unique,
+        "bincount": bincount.bincount_method,
+    }
+)
+# --- end of the reductions and selections block
 # the named comparisons (`t.eq(2)`, `t.greater(u)`): the operators without a reflected fallback
 for _names, _operator in (
     (("eq",), "__eq__"),

@@ -16,7 +16,8 @@ from ..core.tensor import Tensor
 from . import elementwise as ew
 from . import formula
 from ._record import record
-from .reduction import _dims, _keep, norm, sum
+from .extremes import extreme
+from .reduction import _dims, norm, sum
 from .shape import permute, wrap_dims
 from .solve import LinAlgError
 
@@ -41,34 +42,6 @@ def vector_norm(
         raise TypeError("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not str")
     _require_float("linalg.vector_norm", a)
     return norm(a if dtype is None else a.to(dtype), ord, dim, keepdim)
-
-
-# --- amax / amin ---------------------------------------------------------------------------
-class AmaxBackward0(Node):
-    """The gradient shared evenly between the elements equal to the extreme, as PyTorch's
-    formula has it: (g / count) * mask, multiplied (so a NaN or inf in g, or a NaN extreme,
-    which nothing equals, spreads NaN over the slice); linear in g."""
-
-    def backward(self, g):
-        x, r = formula.data(self.saved("self")), formula.data(self.saved("result"))
-        r = np.expand_dims(r, self.dim) if not self.keepdim else r
-        mask = x == r
-        count = mask.sum(axis=self.dim, keepdims=True).astype(x.dtype)
-        g = _keep(g, self.dim, self.keepdim, x.ndim)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (g / count * mask.astype(x.dtype),)
-
-
-class AminBackward0(AmaxBackward0):
-    pass
-
-
-def _extreme(a: Tensor, dim: tuple, keepdim: bool, largest: bool) -> Tensor:
-    x = a._data
-    data = (np.max if largest else np.min)(x, axis=dim, keepdims=keepdim)
-    cls = AmaxBackward0 if largest else AminBackward0
-    data = np.array(data, order="C")  # (a copy, contiguous; 0-d stays 0-d)
-    return record(cls, data, (a,), save={"self": a}, save_result=True, dim=dim, keepdim=keepdim)
 
 
 # --- singular values -----------------------------------------------------------------------
@@ -135,7 +108,7 @@ def matrix_norm(
         if ord == "nuc":
             out = sum(values, -1)
         else:
-            out = _extreme(values, (values.ndim - 1,), False, largest)
+            out = extreme(values, (values.ndim - 1,), False, largest)
         if keepdim:
             for d in sorted((rows, cols)):
                 out = out.unsqueeze(d)
@@ -143,7 +116,7 @@ def matrix_norm(
     summed, across = (rows, cols) if abs(ord) == 1 else (cols, rows)
     sums = sum(ew.abs(a), summed, keepdim=keepdim)
     across -= int(not keepdim and summed < across)
-    return _extreme(sums, (across,), keepdim, largest)
+    return extreme(sums, (across,), keepdim, largest)
 
 
 def linalg_norm(

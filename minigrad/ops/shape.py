@@ -314,6 +314,12 @@ class CatBackward0(Node):
         return tuple(grads)
 
 
+def _channels_last(x: np.ndarray) -> bool:
+    """A 4-d array laid out NHWC (PyTorch's channels_last), which cat's result keeps."""
+    item = x.itemsize
+    return x.ndim == 4 and x.strides[1] == item and x.strides[3] == x.shape[1] * item
+
+
 def cat(tensors: Any, dim: int = 0) -> Tensor:
     if not len(tensors):
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -340,6 +346,8 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
                     f"{x.shape[k]} for tensor number {i} in the list."
                 )
     data = np.concatenate(joined or arrays, axis=d)
+    if not data.flags.c_contiguous and not all(_channels_last(x) for x in joined):
+        data = np.ascontiguousarray(data)  # PyTorch: contiguous unless all are channels-last
     return record(
         CatBackward0,
         data,

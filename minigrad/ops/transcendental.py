@@ -1,5 +1,5 @@
-"""The transcendental functions beyond exp/log/sin/cos/tanh (elementwise.py): log10 ... erfc
-and atan2. Integer and bool inputs become the default float. Each gradient is the formula
+"""The transcendental functions beyond exp/log/sin/cos/tanh (elementwise.py): rsqrt, log10
+... erfc and atan2. Integer and bool inputs become the default float. Each gradient is the formula
 PyTorch's derivatives.yaml gives (self or the result saved as PyTorch saves it), written with
 operators and the `_either` helpers, so it runs on arrays in a plain backward and is recorded
 on Tensors under create_graph; the order of operations is PyTorch's, so that inf and NaN land
@@ -39,19 +39,23 @@ def _vectorized(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarr
 _np_erf, _np_erfc = _vectorized(math.erf), _vectorized(math.erfc)
 
 
+def _np_rsqrt(x: np.ndarray) -> np.ndarray:
+    return 1 / np.sqrt(x)
+
+
 class RsqrtBackward0(Node):
-    """1 / sqrt(u) inside asin's, acos's, asinh's and acosh's gradients (PyTorch's rsqrt):
-    its own gradient is -0.5 * g * result³."""
+    """1 / sqrt(x), also inside asin's, acos's, asinh's and acosh's gradients: its own
+    gradient is -0.5 * g * result³."""
 
     def backward(self, g):
         return (-0.5 * g * self.saved("result") ** 3,)
 
 
-def _rsqrt(u: Any) -> Any:
-    data = 1 / np.sqrt(formula.data(u))
-    return formula.result(RsqrtBackward0, data, (u,), save_result=True)
+def rsqrt(a: Tensor) -> Tensor:
+    return _unary(RsqrtBackward0, _np_rsqrt, a, save_result=True)
 
 
+_rsqrt = _either(rsqrt, _np_rsqrt)
 _reciprocal = _either(ew.reciprocal, np.reciprocal)
 
 
@@ -247,6 +251,7 @@ def erfc(a: Tensor) -> Tensor:
 
 
 UNARY = {
+    "rsqrt": rsqrt,
     "log10": log10,
     "log2": log2,
     "log1p": log1p,

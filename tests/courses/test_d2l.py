@@ -382,7 +382,6 @@ def snip_probability(torch, out):
 
 
 NEEDS = {
-    "attention_masked_softmax": "torch.repeat_interleave",
     "probability": "torch.distributions (Multinomial)",
 }
 

@@ -113,5 +113,9 @@ KNOWN: tuple[KF, ...] = (
     KF("F.embedding", "0;5x4/*/*/*", "double.rand", NO_ERROR, "[create_graph, seed rand] torch raises: RuntimeError('cannot reshape tensor of 0 elements into shape [0, -1] because the unspecified dimension size -1 can be any value and is ambiguous'): PyTorch's embedding double backward reshapes an empty gradient with -1 (a PyTorch bug); minigrad returns the gradient"),
     KF("F.group_norm", "2x4x3,g1,b,eps0.1/*/*/*", "!forward", NO_ERROR, "[backward, seed rand] torch raises: RuntimeError('tensor does not have a device'): PyTorch's group_norm backward with a bias and no weight fails (a PyTorch bug); minigrad returns the gradients"),
     KF("F.layer_norm", "3x4,b,eps0.1/*/*/*", "double.rand", NO_ERROR, "[create_graph, seed rand] torch raises: RuntimeError(\"Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #1 'other'\"): PyTorch's layer_norm double backward with a bias and no weight fails (a PyTorch bug); minigrad returns the gradient"),
+    # --- reductions and selections (H1): tests/sweep/selections.py
+    KF(("Tensor.unique", "torch.unique"), "4x2,d0,inv,counts/c/s/f[36][24]", "forward", FORWARD_VALUES, "[forward] result[0]: 8 of 8 values differ, first at (0, 0): torch nan, minigrad 0.0: PyTorch sorts the slices of unique(dim=) with a comparison that skips NaN columns (not a strict weak order), so where a slice holding NaN lands depends on its sort's steps; minigrad sorts NaN last, column by column"),
+    KF(("Tensor.unique", "torch.unique"), "2x4,d1,inv/c/s/f64", "forward", FORWARD_VALUES, "[forward] result[0]: values differ: PyTorch sorts the slices of unique(dim=) with a comparison that skips NaN columns (not a strict weak order), so where a slice holding NaN lands depends on its sort's steps; minigrad sorts NaN last, column by column"),
+    # --- end of the reductions and selections block
 )
 # fmt: on

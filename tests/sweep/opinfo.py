@@ -7,12 +7,15 @@ Names: "Tensor.x" (a method, operator or property), "torch.x" (module level), "F
 
 from __future__ import annotations
 
+from . import courses_extra as ce
 from . import creation as cr
 from . import layers as ly
 from . import masks as mk
 from . import mathops as mo
 from . import products as pr
 from . import sampling as sp
+from . import selections as sel
+from . import shapeops as so
 from . import structural as st
 from . import views as vw
 from .families import (
@@ -485,9 +488,30 @@ TABLE: tuple[OpInfo, ...] = (
     ),
     # structural ops and torch.linalg (issue 21): tests/sweep/structural.py
     *st.ENTRIES,
+    # reductions and selections (H1): amax/amin, prod, index_select, masked_select, isclose,
+    # nonzero, unique, bincount; tests/sweep/selections.py
+    *sel.ENTRIES,
     # courses (issue 21): square, x ** 2
     *both("square", U),
     *both("square_", IU, inplace=True),
+    # shape ops (H2): flip, roll, diagonals, trace, repeat, stacking, diff, rsqrt;
+    # tests/sweep/shapeops.py
+    *so.ENTRIES,
+    # nn pieces the courses use (H3): tests/sweep/courses_extra.py
+    op("F.conv1d", functional("conv1d"), ce.CONV1D, dtypes=FLOAT, values=("n", "s")),
+    op("F.normalize", functional("normalize"), ce.NORMALIZE, dtypes=FLOAT),
+    op(
+        "F.cosine_similarity",
+        functional("cosine_similarity"),
+        ce.COSINE_SIMILARITY,
+        dtypes=FLOAT + ("f32+f64",),
+    ),
+    op(
+        "F.scaled_dot_product_attention",
+        functional("scaled_dot_product_attention"),
+        ce.SDPA,
+        dtypes=FLOAT,
+    ),
 )
 
 # PyTorch ops that minigrad lacks although it has the same op in another namespace (or its

@@ -103,9 +103,9 @@ class _ConvNd(Module):
         )
         if self.padding != (0,) * len(self.padding):
             s += f", padding={self.padding}"
-        if self.dilation != (1, 1):
+        if self.dilation != (1,) * len(self.dilation):
             s += f", dilation={self.dilation}"
-        if self.output_padding != (0, 0):
+        if self.output_padding != (0,) * len(self.output_padding):
             s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"

@@ -68,3 +68,10 @@ __all__ = [
     "silu",
     "softplus",
 ]
+
+# --- nn pieces the courses use (H3): conv1d, attention, normalize, cosine_similarity ------
+from .attention import scaled_dot_product_attention
+from .conv1d import conv1d
+from .unit_vectors import cosine_similarity, normalize
+
+__all__ += ["conv1d", "cosine_similarity", "normalize", "scaled_dot_product_attention"]

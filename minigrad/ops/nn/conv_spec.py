@@ -87,14 +87,13 @@ def _check_shapes(xs: tuple, ws: tuple, bias: Tensor | None, spec: Spec, transpo
             f"{given} of size {list(ws)}, expected bias to be 1-dimensional with {outputs} "
             f"elements, but got bias of size {list(bias.shape)} instead"
         )
-    if not transposed:
-        (ph, pw), (dh, dw) = spec.padding, spec.dilation
-        padded = (xs[2] + 2 * ph, xs[3] + 2 * pw)
-        span = (dh * (ws[2] - 1) + 1, dw * (ws[3] - 1) + 1)
-        if padded[0] < span[0] or padded[1] < span[1]:
+    if not transposed:  # (any number of spatial dims: conv1d checks its own shapes here)
+        padded = [n + 2 * p for n, p in zip(xs[2:], spec.padding)]
+        span = [d * (k - 1) + 1 for k, d in zip(ws[2:], spec.dilation)]
+        if any(p < k for p, k in zip(padded, span)):
             raise RuntimeError(
-                f"Calculated padded input size per channel: ({padded[0]} x {padded[1]}). "
-                f"Kernel size: ({span[0]} x {span[1]}). Kernel size can't be greater than "
+                f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+                f"Kernel size: ({' x '.join(map(str, span))}). Kernel size can't be greater than "
                 "actual input size"
             )
     if xs[0] and xs[1] and 0 in xs:
