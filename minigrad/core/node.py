@@ -83,16 +83,17 @@ class Node:
 
     # --- saved tensors ----------------------------------------------------------------------
     def _save(self, tensors: dict) -> None:
-        if self._saved is None:
-            self._saved = {}
+        saved = self._saved
+        if saved is None:
+            saved = self._saved = {}
         for key, t in tensors.items():
             if isinstance(t, Tensor):
                 if t._is_inference or type(t._version_counter) is _Untracked:
                     t._check_savable()  # (the second: an inference tensor given normal .data)
                 # an output's grad_fn is this node, set just now: no stale view to regenerate
-                self._saved[key] = SavedTensor(t, is_output=t._grad_fn is self)
+                saved[key] = SavedTensor(t, t._grad_fn is self)
             else:
-                self._saved[key] = t
+                saved[key] = t
         if SavedTensorHooks.open and HOOKS.pairs:
             self._unpack_through_tensors()
 

@@ -187,9 +187,10 @@ def record(
         node.__dict__.update(attrs)
     out._grad_fn = node
     if save_for:
-        edges = node.next_functions
-        wanted = {name: t if edges[i][0] is not None else None for name, (t, i) in save_for.items()}
-        save = wanted if save is None else {**save, **wanted}
+        edges, wanted = node.next_functions, {} if save is None else dict(save)
+        for name, (t, i) in save_for.items():  # (a loop: a comprehension costs a frame)
+            wanted[name] = t if edges[i][0] is not None else None
+        save = wanted
     if save:
         node._save(save)
     if save_result:
