@@ -240,6 +240,28 @@ def test_nll_loss() -> None:
     check(snip_nll)
 
 
+def snip_nll_saved(torch: ModuleType, out: Recorder) -> None:
+    """What the node saves, as grad_fn._saved_* shows it (and the explorer draws it)."""
+    F = torch.nn.functional
+    x, t = values(torch, 3, 5).requires_grad_(), torch.tensor([1, 2, -100])
+    for reduction in ("mean", "sum", "none"):
+        for weight in (None, values(torch, 5).abs()):
+            node = F.nll_loss(x, t, weight, reduction=reduction).grad_fn
+            saved = ("total_weight", "reduction", "ignore_index", "weight")
+            out(
+                f"{reduction}, weight {weight is not None}",
+                [getattr(node, f"_saved_{k}") for k in saved],
+            )
+    node = F.cross_entropy(
+        values(torch, 2, 5, 3, 3).requires_grad_(), classes(torch, 2, 3, 3)
+    ).grad_fn
+    out("2-d, through cross_entropy", (node.name(), node._saved_total_weight))
+
+
+def test_nll_saves_what_torch_saves() -> None:
+    check(snip_nll_saved)
+
+
 def snip_class_errors(torch: ModuleType, out: Recorder) -> None:
     F = torch.nn.functional
     x, t = values(torch, 3, 5), torch.tensor([1, 2, 3])

@@ -17,6 +17,7 @@ from .. import creation
 from ..core.tensor import Tensor
 from ..ops import inplace as _inplace
 from ..ops import nn as _ops
+from ..ops.nn import nll as _nll
 
 __all__ = [
     "batch_norm",
@@ -46,7 +47,7 @@ max_pool2d = _ops.max_pool2d
 batch_norm = _ops.batch_norm
 one_hot = _ops.one_hot
 
-_REDUCTIONS = ("none", "mean", "sum")
+_REDUCTIONS = _nll.REDUCTIONS
 
 
 def _check_loss_args(reduction: str, **unsupported: Any) -> None:

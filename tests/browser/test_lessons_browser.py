@@ -127,10 +127,23 @@ def test_a_lesson_opened_untrusted_run_saved_and_reopened(lab, lesson_root, lab_
     as pictures; Run All makes the players live; after saving and reopening with the kernel gone
     the pictures are back. Screenshots of each stage in artifacts/lesson-*-{theme}.png, and of
     the Chinese lesson (JupyterLab's menus in Chinese too) in artifacts/zh-lesson-*-{theme}.png."""
-    page = lab_page
+    open_run_and_reopen(lab, lab_page, SHOWN_LESSON, "lesson", theme, lang)
+
+
+@pytest.mark.parametrize(("theme", "lang"), [("dark", "en"), ("light", "zh")])
+def test_next_steps_opened_untrusted_run_saved_and_reopened(
+    lab, lesson_root, lab_page, theme, lang
+):
+    """The same for the course's last notebook (makemore and a tiny GPT on both libraries, their
+    players collapsed by module): artifacts/next-steps-*.png and zh-next-steps-*.png."""
+    open_run_and_reopen(lab, lab_page, "next_steps.ipynb", "next-steps", theme, lang)
+
+
+def open_run_and_reopen(lab, page, notebook: str, label: str, theme: str, lang: str) -> None:
+    """Open `notebook` as shipped, untrusted; Run All; save; reopen with the kernel gone."""
     folder, locale, replay_note = LANGUAGE[lang]
     prefix = "zh-" if lang == "zh" else ""
-    stored = nbformat.read(NB_DIR / folder / SHOWN_LESSON, as_version=4)
+    stored = nbformat.read(NB_DIR / folder / notebook, as_version=4)
     pictures = sum(
         len(re.findall(r'class="mg-picture"', out.get("data", {}).get("text/html", "")))
         for cell in stored.cells
@@ -141,14 +154,14 @@ def test_a_lesson_opened_untrusted_run_saved_and_reopened(lab, lesson_root, lab_
     set_theme(lab, "JupyterLab Dark" if theme == "dark" else None)
     set_locale(lab, locale)
     try:
-        name = write_fresh(lab, stored, f"{folder}lesson-{theme}")
+        name = write_fresh(lab, stored, f"{folder}{label}-{theme}")
         page.goto(lab.lab_url(name))
         expect(page.locator(PICTURES).first).to_be_visible(timeout=TIMEOUT_MS)
         expect(page.locator(".jp-OutputArea-output.jp-mod-trusted")).to_have_count(0)
         assert pictures_shown(page) == pictures
         expect(page.locator(".mg-player")).to_have_count(0)
         shoot(
-            page, page.locator(PICTURES).nth(1), f"{prefix}lesson-first-open-untrusted-{theme}.png"
+            page, page.locator(PICTURES).nth(1), f"{prefix}{label}-first-open-untrusted-{theme}.png"
         )
 
         wait_idle_kernel(lab)
@@ -156,7 +169,7 @@ def test_a_lesson_opened_untrusted_run_saved_and_reopened(lab, lesson_root, lab_
         live = page.locator(".jp-OutputArea-output .mg-player")
         expect(live).to_have_count(players, timeout=TIMEOUT_MS)
         wait_idle_kernel(lab)
-        shoot(page, live.first, f"{prefix}lesson-run-{theme}.png")
+        shoot(page, live.first, f"{prefix}{label}-run-{theme}.png")
 
         page.keyboard.press("Control+s")
         expect(page.locator(".jp-mod-dirty")).to_have_count(0)
@@ -173,7 +186,7 @@ def test_a_lesson_opened_untrusted_run_saved_and_reopened(lab, lesson_root, lab_
         dead = page.locator(".jp-OutputArea-output", has_text="Error displaying widget")
         for i in range(dead.count()):  # (there in the page, never shown: the picture stands in)
             expect(dead.nth(i)).to_be_hidden()
-        shoot(page, note.first, f"{prefix}lesson-reopened-{theme}.png")
+        shoot(page, note.first, f"{prefix}{label}-reopened-{theme}.png")
     finally:
         set_theme(lab, None)
         set_locale(lab, None)

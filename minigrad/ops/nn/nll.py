@@ -17,6 +17,8 @@ from .. import formula
 from .._record import record
 from .arguments import not_differentiable
 
+REDUCTIONS = ("none", "mean", "sum")  # PyTorch's Reduction enum, in order
+
 
 def _dtype_name(dt: np.dtype) -> str:
     return SCALAR_NAMES.get(dt.name, dt.name.capitalize())
@@ -179,10 +181,16 @@ def reduce_nll(
     terms = Terms(t, weights, ignore_index, reduction, total, scale, logp._data.shape)
     data = _reduce(losses.astype(dtype, copy=False), terms)
     cls = NllLoss2DBackward0 if logp.ndim == 4 else NllLossBackward0
-    save = {"self": logp, "target": target, "weight": weight}
-    return record(
-        cls, data, (logp,), save={k: v for k, v in save.items() if v is not None}, terms=terms
-    )
+    counted = dtype.type(0) if reduction == "none" else weights.sum(dtype=dtype)
+    save = {  # what PyTorch's node saves (grad_fn._saved_total_weight, ...), its ints included
+        "self": logp,
+        "target": target,
+        "weight": weight,
+        "total_weight": Tensor._wrap(np.asarray(counted, dtype)),  # (its forward's 2nd output)
+        "reduction": REDUCTIONS.index(reduction),
+        "ignore_index": ignore_index % 2**64,  # (PyTorch shows the int64 as its uint64 bits)
+    }
+    return record(cls, data, (logp,), save=save, terms=terms)
 
 
 def check_classes(x: Tensor, target: Tensor) -> None:
