@@ -92,7 +92,8 @@ bench: install
 # Authors: re-execute every lesson in place so its stored outputs (what nbval compares) are fresh.
 # Widget state is not stored: the explorer's outputs carry their own static SVG fallback.
 notebooks: install
-	@for nb in $(LESSONS) notebooks/explorer_demo.ipynb notebooks/zh/explorer_demo.ipynb; do \
+	@for nb in $(LESSONS) notebooks/explorer_demo.ipynb notebooks/zh/explorer_demo.ipynb \
+	    notebooks/next_steps.ipynb notebooks/zh/next_steps.ipynb; do \
 	  echo "executing $$nb"; \
 	  (cd $$(dirname $$nb) && $(PYTHON) -m jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.store_widget_state=False --ExecutePreprocessor.timeout=120 \
