@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import numpy as np
@@ -38,6 +37,28 @@ def _float_formatter(values: np.ndarray) -> Callable[[float], str]:
     return lambda v: f"{v:.4f}" if np.isfinite(v) else f"{v}"
 
 
+def _nested(data: np.ndarray, indent: int, summarize: bool, cell: Callable, step: int) -> str:
+    """PyTorch's layout: a row holds as many elements of `step` characters (value, comma, space)
+    as fit in 80 columns after its indent; inner brackets indent one more, and a blank line per
+    dim separates blocks; long dims (when summarizing) show 3 at each end around `...`."""
+    if data.ndim == 0:
+        return cell(data.item())
+    long = summarize and data.shape[0] > 2 * EDGE_ITEMS
+    if data.ndim == 1:
+        items = [cell(v) for v in data.tolist()]
+        if long:
+            items = items[:EDGE_ITEMS] + [" ..."] + items[-EDGE_ITEMS:]
+        per_line = max(1, (80 - indent) // step)
+        lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    rows = range(data.shape[0])
+    picked = [*rows[:EDGE_ITEMS], None, *rows[-EDGE_ITEMS:]] if long else list(rows)
+    blocks = [
+        "..." if i is None else _nested(data[i], indent + 1, summarize, cell, step) for i in picked
+    ]
+    return "[" + ("," + "\n" * (data.ndim - 1) + " " * (indent + 1)).join(blocks) + "]"
+
+
 def format_tensor(
     data: np.ndarray, dtype: dtypes.dtype, default: dtypes.dtype, extras: list[str]
 ) -> str:
@@ -51,21 +72,27 @@ def format_tensor(
     else:
         fmt = lambda v: str(int(v))  # noqa: E731
     width = max((len(fmt(v)) for v in shown.flat), default=1)
-    body = np.array2string(
-        data,
-        separator=", ",
-        prefix="tensor(",
-        threshold=THRESHOLD,
-        edgeitems=EDGE_ITEMS,
-        max_line_width=80,
-        formatter={"all": lambda v: fmt(v).rjust(width)},
-    )
-    body = re.sub(r"(?<=, )\.\.\.(?=,)", " ...", body)  # PyTorch's elided elements: " ..."
-    parts = [body]
+    summarize = data.size > THRESHOLD
+    body = _nested(data, len("tensor("), summarize, lambda v: fmt(v).rjust(width), width + 2)
+    suffixes = []
     if data.size == 0:
-        parts = ["[]"] + ([f"size={tuple(data.shape)}"] if data.ndim != 1 else [])
+        body = "[]"
+        suffixes = [f"size={tuple(data.shape)}"] if data.ndim != 1 else []
     show_dtype = dtype is not default and dtype not in (dtypes.int64, dtypes.bool_)
     if show_dtype or (data.size == 0 and dtype is not default):
-        parts.append(f"dtype=torch.{dtype.name}")
-    parts.extend(extras)
-    return "tensor(" + ", ".join(parts) + ")"
+        suffixes.append(f"dtype=torch.{dtype.name}")
+    return _with_suffixes("tensor(" + body, suffixes + list(extras)) + ")"
+
+
+def _with_suffixes(text: str, suffixes: list[str]) -> str:
+    """`, dtype=...`, `, requires_grad=True`...: on the last line while it stays within 80
+    columns, else on a line of their own under the first bracket, as PyTorch places them."""
+    line = len(text) - text.rfind("\n") - 1
+    for suffix in suffixes:
+        if line + len(suffix) + 4 > 80:  # (measured against PyTorch 2.13)
+            text += ",\n" + " " * len("tensor(") + suffix
+            line = len("tensor(") + len(suffix)
+        else:
+            text += ", " + suffix
+            line += len(suffix) + 2
+    return text

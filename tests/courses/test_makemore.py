@@ -458,12 +458,7 @@ def snip_formatting_a_loss(torch, out):
     out("log10", (t.log10(), t.log10().item()))
 
 
-NEEDS = {
-    "printing_the_counts": (
-        "PyTorch's elements per printed line of a 2-d tensor, floor((80 - 8) / (width + 2)):"
-        " numpy's array2string, used by core/formatting.py, fits one fewer"
-    ),
-}
+NEEDS: dict[str, str] = {}
 
 
 @parametrize(globals(), xfail=NEEDS)
