@@ -235,6 +235,10 @@ def equal(a: Tensor, b: Tensor) -> bool:  # noqa: D103
     return a.equal(b)
 
 
+# out=: the torch-level functions that take it in PyTorch, wrapped once (ops/out.py)
+globals().update({_n: _ops.out.with_out(_n, globals()[_n]) for _n in _ops.out.NAMES})
+
+
 __version__ = "0.1.0"
 
 

@@ -28,6 +28,7 @@ from . import (
     new_tensors,
     nn,
     ordering,
+    out,  # noqa: F401 - minigrad/__init__.py wraps its NAMES
     piecewise,
     prod,
     reduction,

@@ -440,7 +440,6 @@ def snip_legacy_constructors(torch, out):
 
 
 NEEDS = {
-    "out_keyword": "the out= keyword (minigrad's ops take none)",
     "parametrization_matrix_exp": "torch.matrix_exp (and torch.linalg.matrix_exp)",
 }
 
