@@ -47,7 +47,7 @@ from . import (
     writes,
 )
 from . import elementwise as ew
-from ._record import argument_error, is_operand
+from ._record import USUAL_OPERANDS, argument_error, is_operand
 
 # --- operators ---------------------------------------------------------------------------
 
@@ -57,7 +57,9 @@ def _operator(fn):
     number gets NotImplemented, so Python raises its own TypeError, as with PyTorch's."""
 
     def method(self: Tensor, other: Any) -> Any:
-        return fn(self, other) if is_operand(other) else NotImplemented
+        if type(other) in USUAL_OPERANDS or is_operand(other):  # (the usual ones: no call)
+            return fn(self, other)
+        return NotImplemented
 
     return method
 

@@ -16,12 +16,13 @@ from ..core.node import Node, edge_of
 from ..core.observe import LISTENERS, emit
 from ..core.tensor import UNTRACKED_MESSAGE, Tensor, _Untracked
 
+USUAL_OPERANDS = frozenset({Tensor, float, int})  # (checked first, by type)
+
 
 def is_operand(value: Any) -> bool:
     """What an op takes where a Tensor goes: a Tensor, a number, or (beyond PyTorch) a numpy
     array. Anything else (None, a list, a string) is refused, never read as NaN."""
-    kind = type(value)
-    if kind is Tensor or kind is float or kind is int:  # (the usual cases, checked first)
+    if type(value) in USUAL_OPERANDS:
         return True
     return isinstance(value, (Tensor, numbers.Number, np.ndarray, np.generic))
 
