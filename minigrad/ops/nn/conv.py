@@ -141,6 +141,16 @@ def _same(x: Tensor, w: Tensor, stride: Any, dilation: Any) -> tuple[Tensor, Pai
     return x, (reach[0] // 2, reach[1] // 2)
 
 
+def check_bias_dtype(x: Tensor, bias: Tensor | None, padding: Any) -> None:
+    """PyTorch's first check of a convolution (before its shapes; after them for 'same' and
+    'valid' padding, which take another path): the bias in the input's dtype."""
+    if bias is not None and bias.dtype != x.dtype and not isinstance(padding, str):
+        raise RuntimeError(
+            f"Input type ({C_NAMES[x.dtype.name]}) and bias type "
+            f"({C_NAMES[bias.dtype.name]}) should be the same"
+        )
+
+
 def conv2d(
     input: Tensor,
     weight: Tensor,
@@ -151,11 +161,7 @@ def conv2d(
     groups: int = 1,
 ) -> Tensor:
     x = input
-    if bias is not None and bias.dtype != x.dtype and not isinstance(padding, str):
-        raise RuntimeError(
-            f"Input type ({C_NAMES[x.dtype.name]}) and bias type "
-            f"({C_NAMES[bias.dtype.name]}) should be the same"
-        )
+    check_bias_dtype(x, bias, padding)
     if x.ndim not in (3, 4):
         raise RuntimeError(
             "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "

@@ -9,11 +9,10 @@ import warnings
 from typing import Any
 
 from ... import kernels
-from ...core.dtypes import C_NAMES
 from ...core.node import Node
 from ...core.tensor import Tensor
 from .. import formula
-from .conv import _bias_grad, conv2d_input_grad, conv2d_weight_grad
+from .conv import _bias_grad, check_bias_dtype, conv2d_input_grad, conv2d_weight_grad
 from .conv_spec import Spec, _check_shapes, spec_for
 from .pad import pad
 
@@ -104,11 +103,7 @@ def conv1d(
     groups: int = 1,
 ) -> Tensor:
     x = input
-    if bias is not None and bias.dtype != x.dtype and not isinstance(padding, str):
-        raise RuntimeError(
-            f"Input type ({C_NAMES[x.dtype.name]}) and bias type "
-            f"({C_NAMES[bias.dtype.name]}) should be the same"
-        )
+    check_bias_dtype(x, bias, padding)
     if x.ndim not in (2, 3):
         raise RuntimeError(
             "Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
