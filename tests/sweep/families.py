@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .spec import FLOAT, Arg, D, Sample, Seq, shapes_token
+from .spec import FLOAT, Arg, D, OpInfo, Sample, Seq, shapes_token
 
 UNARY_SHAPES = ((), (0,), (3, 4), (2, 3, 5), (6, 35))
 BROADCAST = (
@@ -47,6 +47,18 @@ def function(name: str):
 
 def functional(name: str):
     return lambda L, *a, **k: getattr(L.nn.functional, name)(*a, **k)
+
+
+def op(name: str, call, samples, **kw) -> OpInfo:
+    return OpInfo(name, call, tuple(samples), **kw)
+
+
+def both(name: str, samples, **kw) -> list[OpInfo]:
+    """Tensor.name and torch.name with the same samples."""
+    return [
+        op(f"Tensor.{name}", method(name), samples, **kw),
+        op(f"torch.{name}", function(name), samples, **kw),
+    ]
 
 
 def attribute(name: str):

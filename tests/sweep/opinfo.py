@@ -24,6 +24,7 @@ from .families import (
     arg_reduce,
     attribute,
     binary,
+    both,
     clamp_like,
     comparison,
     function,
@@ -33,6 +34,7 @@ from .families import (
     max_like,
     method,
     norm_like,
+    op,
     reduce_dims,
     softmax_like,
     unary,
@@ -51,18 +53,6 @@ RANDOM = dict(grad=False, random=True, values=("n",))
 RANDOM_DT = FLOAT + ("i64",)  # random ops refuse integer inputs
 POSITIVE = (0.1, 3.0)
 KINK = ("n", "s", "k")  # ops with kinks or ties also get the "k" values (values.py)
-
-
-def op(name: str, call, samples, **kw) -> OpInfo:
-    return OpInfo(name, call, tuple(samples), **kw)
-
-
-def both(name: str, samples, **kw) -> list[OpInfo]:
-    """Tensor.name and torch.name with the same samples."""
-    return [
-        op(f"Tensor.{name}", method(name), samples, **kw),
-        op(f"torch.{name}", function(name), samples, **kw),
-    ]
 
 
 def pair(name: str, samples, dtypes: tuple = ALL, **kw) -> list[OpInfo]:

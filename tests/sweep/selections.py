@@ -4,7 +4,7 @@ corners and errors are also in tests/test_selections.py)."""
 
 from __future__ import annotations
 
-from .families import A, S, function, method
+from .families import A, S, both
 from .spec import FLOAT, NONFLOAT, Arg, D, OpInfo
 
 ALL = FLOAT + NONFLOAT
@@ -12,17 +12,6 @@ KINK = ("n", "s", "k")  # ties for amax, zeros for prod and nonzero, repeats for
 SHAPE = dict(values=("n",))
 NOGRAD = dict(grad=False)
 MASK = dict(dtype="bool", values="mask")
-
-
-def op(name: str, call, samples, **kw) -> OpInfo:
-    return OpInfo(name, call, tuple(samples), **kw)
-
-
-def both(name: str, samples, **kw) -> list[OpInfo]:
-    return [
-        op(f"Tensor.{name}", method(name), samples, **kw),
-        op(f"torch.{name}", function(name), samples, **kw),
-    ]
 
 
 def index(*shape: int, below: int) -> Arg:

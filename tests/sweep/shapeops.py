@@ -4,17 +4,13 @@ rsqrt (an elementwise function, swept like those of mathops.py)."""
 
 from __future__ import annotations
 
-from .families import A, S, function, inplace_unary, method, seq, unary
+from .families import A, S, function, inplace_unary, method, op, seq, unary
 from .mathops import few
 from .spec import FLOAT, NONFLOAT, OpInfo
 
 ALL = FLOAT + NONFLOAT
 SHAPE = dict(values=("n",))  # shape ops move values: special values add nothing
 REPEATS = dict(dtype="i64", values="idx3")  # a tensor of repeats: ints in [0, 3)
-
-
-def op(name: str, call, samples, **kw) -> OpInfo:
-    return OpInfo(name, call, tuple(samples), **kw)
 
 
 def pair(name: str, samples, **kw) -> list[OpInfo]:

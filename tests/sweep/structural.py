@@ -4,7 +4,7 @@ torch.linalg's norm, vector_norm, matrix_norm, det, inv, solve (with torch.det/i
 
 from __future__ import annotations
 
-from .families import A, S, function, method, norm_like, seq
+from .families import A, S, both, function, method, norm_like, op, seq
 from .spec import FLOAT, NONFLOAT, D, OpInfo
 
 ALL = FLOAT + NONFLOAT
@@ -16,17 +16,6 @@ IDX = dict(dtype="i64", values="idx3")
 # inf and NaN inside a matrix spread through LU in the order of PyTorch's blocked LAPACK
 # kernels, which minigrad's plain LU does not follow: finite matrices only
 LAPACK = dict(values=("n",))
-
-
-def op(name: str, call, samples, **kw) -> OpInfo:
-    return OpInfo(name, call, tuple(samples), **kw)
-
-
-def both(name: str, samples, **kw) -> list[OpInfo]:
-    return [
-        op(f"Tensor.{name}", method(name), samples, **kw),
-        op(f"torch.{name}", function(name), samples, **kw),
-    ]
 
 
 def linalg(name: str):
