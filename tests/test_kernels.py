@@ -232,6 +232,21 @@ def test_loss_kernels_match_numpy(dtype: str) -> None:
     _close(jit.log_softmax_backward(x, logp), numpy_ref.log_softmax_backward(x, logp))
 
 
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("width", [1, 10])
+def test_add_rows_matches_numpy_bit_for_bit(dtype: str, width: int) -> None:
+    """Repeated and negative rows add up in the same order as np.add.at, so to the same bits."""
+    from minigrad.kernels import jit
+
+    rng = np.random.default_rng(3)
+    index = rng.integers(-7, 7, 200)
+    rows = (rng.standard_normal((200, width)) * 1e4).astype(dtype)
+    expected, actual = np.zeros((7, width), dtype), np.zeros((7, width), dtype)
+    numpy_ref.add_rows(expected, index, rows)
+    jit.add_rows(actual, index, rows)
+    np.testing.assert_array_equal(actual, expected)
+
 # --- the ops, on either backend, against torch -------------------------------------------
 # test_nn_ops's cases (which run on the default backend) plus the shapes the lessons train on
 EXTRA = [

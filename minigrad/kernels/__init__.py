@@ -160,3 +160,9 @@ def nll_loss_backward(
 def log_softmax_backward(g: np.ndarray, logp: np.ndarray) -> np.ndarray:
     """log_softmax's backward along dim 1 of (N,C) arrays."""
     return _impl(g.dtype).log_softmax_backward(g, logp)
+
+
+def add_rows(out: np.ndarray, index: np.ndarray, rows: np.ndarray) -> None:
+    """out[index[i]] += rows[i] for each i in order (a repeated index adds up), in place on a
+    (R, D) `out`: indexing's and embedding's backward."""
+    _impl(out.dtype).add_rows(out, index, rows)

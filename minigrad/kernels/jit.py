@@ -14,7 +14,7 @@ from . import cache, numpy_ref
 
 CACHE_DIR = cache.configure()
 
-from . import jit_conv, jit_elementwise, jit_loss, jit_pool  # noqa: E402  (after the cache dir)
+from . import jit_conv, jit_elementwise, jit_loss, jit_pool, jit_rows  # noqa: E402  (after the cache dir)
 
 _c = np.ascontiguousarray
 pair, Size = numpy_ref.pair, numpy_ref.Size
@@ -149,3 +149,10 @@ def nll_loss_backward(
 
 def log_softmax_backward(g: np.ndarray, logp: np.ndarray) -> np.ndarray:
     return jit_loss.log_softmax_backward(_c(g), _c(logp))
+
+
+def add_rows(out: np.ndarray, index: np.ndarray, rows: np.ndarray) -> None:
+    if not out.flags.c_contiguous:  # (numba writes through a C-contiguous layout only)
+        numpy_ref.add_rows(out, index, rows)
+        return
+    jit_rows.add_rows(out, _c(index, np.int64), _c(rows, out.dtype))

@@ -267,3 +267,9 @@ def nll_loss_backward(
 def log_softmax_backward(g: np.ndarray, logp: np.ndarray) -> np.ndarray:
     """g - softmax * g.sum(1): log_softmax's backward along dim 1 of an (N,C) array."""
     return g - np.exp(logp) * g.sum(axis=1, keepdims=True)
+
+
+# --- scattering rows ----------------------------------------------------------------------
+def add_rows(out: np.ndarray, index: np.ndarray, rows: np.ndarray) -> None:
+    """out[index[i]] += rows[i], in order: numpy's unbuffered add (index may repeat)."""
+    np.add.at(out, index, rows)

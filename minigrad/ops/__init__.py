@@ -109,9 +109,19 @@ def _inplace(fn, overlap: str = inplace.EARLY, wraps_numbers: bool = False):
     return method
 
 
-def _arithmetic_(fn):
-    """add_, sub_, mul_, div_: PyTorch wraps a number operand in a tensor."""
-    return _inplace(fn, wraps_numbers=True)
+def _arithmetic_(fn, ufunc: np.ufunc | None = None):
+    """add_, sub_, mul_, div_: PyTorch wraps a number operand in a tensor. With `ufunc`, the
+    plain case (nothing recorded, `x += y` of one float dtype) is written straight into x."""
+    general = _inplace(fn, wraps_numbers=True)
+    if ufunc is None:
+        return general
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if len(args) == 1 and not kwargs and inplace.write_through(self, ufunc, args[0]):
+            return self
+        return general(self, *args, **kwargs)
+
+    return method
 
 
 def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -290,14 +300,14 @@ METHODS = {
     "uniform_": writes.uniform_,
     "normal_": writes.normal_,
     # in place
-    "add_": _named("add_", _arithmetic_(ew.add)),
-    "sub_": _named("sub_", _arithmetic_(ew.sub)),
-    "mul_": _named("mul_", _arithmetic_(ew.mul)),
+    "add_": _named("add_", _arithmetic_(ew.add, np.add)),
+    "sub_": _named("sub_", _arithmetic_(ew.sub, np.subtract)),
+    "mul_": _named("mul_", _arithmetic_(ew.mul, np.multiply)),
     "div_": _named("div_", _arithmetic_(ew.div)),
     "pow_": _named("pow_", _inplace(ew.pow)),
-    "__iadd__": _operator(_arithmetic_(ew.add)),
-    "__isub__": _operator(_arithmetic_(ew.sub)),
-    "__imul__": _operator(_arithmetic_(ew.mul)),
+    "__iadd__": _operator(_arithmetic_(ew.add, np.add)),
+    "__isub__": _operator(_arithmetic_(ew.sub, np.subtract)),
+    "__imul__": _operator(_arithmetic_(ew.mul, np.multiply)),
     "__itruediv__": _operator(_arithmetic_(ew.div)),
     "sigmoid_": _inplace(ew.sigmoid),
     "relu_": _inplace(ew.relu, inplace.LATE),

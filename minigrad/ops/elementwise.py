@@ -328,7 +328,7 @@ def neg(a: Tensor) -> Tensor:
 # --- unary --------------------------------------------------------------------------------
 def _unary(node_cls: type[Node], fn, a: Tensor, save_self=False, save_result=False) -> Tensor:
     x = a._data
-    if not np.issubdtype(x.dtype, np.floating):
+    if x.dtype.kind != "f":
         x = cast(x, dtypes.get_default_dtype().np)  # ints become the default float
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         data = fn(x)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from ..core.dtypes import SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
@@ -61,6 +62,16 @@ class IndexPutImplBackward0(ScatterBackward0):
     pass
 
 
+def _rows_key(key: Any) -> bool:
+    """A key of one integer array, picking whole rows (dim 0)."""
+    return (
+        isinstance(key, tuple)
+        and len(key) == 1
+        and isinstance(key[0], np.ndarray)
+        and key[0].dtype.kind == "i"
+    )
+
+
 def _view_key(key: Any) -> bool:
     """A key numpy answers with a view: ints, slices, ... and None only."""
     return isinstance(key, tuple) and all(
@@ -81,6 +92,9 @@ def scatter_into_zeros(g: Any, shape: tuple, key: Any, recorded_as: type[Node]) 
     data = np.zeros(shape, dtype=g_data.dtype)
     if _view_key(key):
         data[key] = g_data
+    elif _rows_key(key) and data.size:  # x[idx]: whole rows added up (an embedding's)
+        width = data.size // shape[0]
+        kernels.add_rows(data.reshape(shape[0], width), key[0].ravel(), g_data.reshape(-1, width))
     else:
         np.add.at(data, key, g_data)
     return formula.result(recorded_as, data, (g,), key=key)
@@ -162,15 +176,16 @@ def _numpy_key(a: Tensor, advanced: dict[int, np.ndarray]) -> tuple:
         if not a._data.size:  # PyTorch's kernel finds a bad index as it copies: here nothing
             key[d] = np.zeros(idx.shape, np.int64)  # is copied, so any index will do
             continue
-        bad = idx[(idx < -size) | (idx >= size)]
-        if bad.size:
+        if idx.size and (idx.min() < -size or idx.max() >= size):
+            bad = idx[(idx < -size) | (idx >= size)]
             raise IndexError(
                 f"index {int(bad.flat[0])} is out of bounds for dimension {n} with size {size}"
             )
         key[d] = idx.astype(np.int64)
     arrays = [k for k in key if not isinstance(k, slice)]
     try:
-        np.broadcast_shapes(*(k.shape for k in arrays))
+        if len(arrays) > 1:
+            np.broadcast_shapes(*(k.shape for k in arrays))
     except ValueError:
         shapes = ", ".join(str(list(k.shape)) for k in arrays)
         raise IndexError(
@@ -307,6 +322,8 @@ class AliasBackward0(Node):
 def getitem(a: Tensor, key: Any) -> Tensor:
     """a[key]: the basic indices as views (`index_views`), then the advanced ones gather a
     copy; a key that changes nothing is an alias, as in PyTorch."""
+    if type(key) is Tensor and key._data.ndim and key._data.dtype.kind == "i" and a._data.ndim:
+        return _gather(a, {0: key._data}, (key,))  # (the usual `a[idx]`, an embedding lookup)
     out, advanced, sources = index_views(a, key)
     if advanced:
         return _gather(out, advanced, sources)

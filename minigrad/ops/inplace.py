@@ -328,6 +328,33 @@ def run_inplace(
     return t
 
 
+def write_through(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
+    """`t.add_(other)` (sub_, mul_) written straight into t's memory when there is plainly
+    nothing else to do: nothing records, `other` is a float number or a tensor of t's own
+    float dtype that neither shares t's memory nor broadcasts t bigger, t is not expanded. The
+    optimizer's `p.data += -lr * p.grad` takes this path; anything else is `run_inplace`'s.
+    Returns whether it wrote."""
+    data = t._data
+    if data.dtype.kind != "f" or not data.flags.writeable or overlapping(data):
+        return False
+    if type(other) is float:
+        tensors, value = (t, NUMBER), data.dtype.type(other)  # (as PyTorch wraps the number)
+    elif type(other) is Tensor:
+        value = other._data
+        if value.dtype != data.dtype or (value.shape != data.shape and value.ndim):
+            return False
+        if np.may_share_memory(data, value):
+            return False
+        tensors = (t, other)
+    else:
+        return False
+    if t._is_inference or should_record(tensors):
+        return False
+    ufunc(data, value, out=data)
+    t._bump()
+    return True
+
+
 STEPWISE_LIMIT = 4096  # elements: beyond, operands are read whole first (README)
 
 

@@ -26,6 +26,13 @@ def broadcast_shapes(*shapes: tuple) -> tuple:
     """The broadcast of `shapes`, or PyTorch's error naming the first pair that clashes."""
     out: tuple = ()
     for shape in shapes:
+        if len(shape) <= len(out) and all(  # (the usual case: shape fits out as it is)
+            n == 1 or n == m for n, m in zip(reversed(shape), reversed(out))
+        ):
+            continue
+        if not out:
+            out = tuple(shape)
+            continue
         n = max(len(out), len(shape))
         a, b = (1,) * (n - len(out)) + tuple(out), (1,) * (n - len(shape)) + tuple(shape)
         for i in reversed(range(n)):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from parity import assert_same
 
@@ -189,6 +191,46 @@ def snip_a_changed_bool_mask_is_named_like_pytorch(torch, out):
     with out.raises("the saved condition changed"):
         y.sum().backward()
 
+
+
+def snip_arithmetic_written_through(torch, out):
+    """`x += y` and add_/sub_/mul_ where nothing records (the optimizer's update): values,
+    dtypes, versions and refusals, for each kind of target and operand."""
+    targets = {
+        "plain": lambda: torch.linspace(-2.0, 2.0, 6).reshape(2, 3),
+        "leaf under no_grad": lambda: torch.linspace(-2.0, 2.0, 6).reshape(2, 3).requires_grad_(),
+        ".data": lambda: torch.ones(2, 3, requires_grad=True).data,
+        "transposed": lambda: torch.arange(6.0).reshape(3, 2).t(),
+        "expanded": lambda: torch.ones(3).expand(2, 3),
+        "int": lambda: torch.arange(6).reshape(2, 3),
+    }
+    operands = {
+        "float": lambda x: 0.1,
+        "int": lambda x: 3,
+        "same": lambda x: torch.full((2, 3), 0.3),
+        "0-d": lambda x: torch.tensor(0.3),
+        "row": lambda x: torch.tensor([1.0, -0.5, 2.0]),
+        "float64": lambda x: torch.full((2, 3), 0.3, dtype=torch.float64),
+        "itself": lambda x: x,
+        "its view": lambda x: x[0],
+        "bigger": lambda x: torch.ones(4, 2, 3),
+        "inf": lambda x: float("inf"),
+    }
+    ops = {
+        "+=": lambda x, y: x.__iadd__(y),
+        "sub_": lambda x, y: x.sub_(y),
+        "mul_": lambda x, y: x.mul_(y),
+        "add_": lambda x, y: x.add_(y),
+    }
+    for (tname, target), (oname, operand), (oname2, op) in itertools.product(
+        targets.items(), operands.items(), ops.items()
+    ):
+        x = target()
+        y = operand(x)
+        label = f"{tname} {oname2} {oname}"
+        with torch.no_grad(), out.raises(label):
+            result = op(x, y)
+            out(label, (result is x, x, x.dtype, x._version))
 
 SNIPPETS = collect(globals())
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import kernels
 from ...core import grad_mode
 from ...core.node import Node
 from ...core.tensor import Tensor
@@ -48,7 +49,7 @@ def _scatter(g: Any, indices: np.ndarray, rows: int, counts: np.ndarray | None =
     dim = gd.shape[-1]
     out = np.zeros((rows, dim), dtype=gd.dtype)
     added = gd if counts is None else gd / counts.astype(gd.dtype)
-    np.add.at(out, indices.reshape(-1), added.reshape(-1, dim))
+    kernels.add_rows(out, indices.reshape(-1), added.reshape(-1, dim))
     if isinstance(g, Tensor):
         return record(EmbeddingDenseBackwardBackward0, out, (g,), indices=indices)
     return out
