@@ -229,6 +229,7 @@ index_select, masked_select, nonzero = (
     _ops.selection.nonzero,
 )
 # --- end of the reductions and selections block
+matrix_exp = _ops.matrix_exp.matrix_exp
 
 
 def equal(a: Tensor, b: Tensor) -> bool:  # noqa: D103

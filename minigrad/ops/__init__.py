@@ -25,6 +25,7 @@ from . import (
     lerp,
     linalg,
     logical,
+    matrix_exp,
     new_tensors,
     nn,
     ordering,
@@ -488,6 +489,7 @@ METHODS.update(
     }
 )
 # --- end of the reductions and selections block
+METHODS["matrix_exp"] = matrix_exp.matrix_exp  # (torch.linalg.matrix_exp: minigrad/linalg.py)
 # the named comparisons (`t.eq(2)`, `t.greater(u)`): the operators without a reflected fallback
 for _names, _operator in (
     (("eq",), "__eq__"),

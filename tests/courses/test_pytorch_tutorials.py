@@ -439,9 +439,7 @@ def snip_legacy_constructors(torch, out):
     out("types", (a, b.shape, b.dtype, c, a.type()))
 
 
-NEEDS = {
-    "parametrization_matrix_exp": "torch.matrix_exp (and torch.linalg.matrix_exp)",
-}
+NEEDS: dict[str, str] = {}
 
 
 @parametrize(globals(), xfail=NEEDS)

@@ -1,6 +1,7 @@
 """Samples and table entries of issue 21's structural ops: cumsum/cumprod, logsumexp, topk,
 dist, tril/triu, gather/scatter/scatter_add, outer/ger, meshgrid, histc/histogram, and
-torch.linalg's norm, vector_norm, matrix_norm, det, inv, solve (with torch.det/inverse)."""
+torch.linalg's norm, vector_norm, matrix_norm, det, inv, solve, matrix_exp (with torch.det/inverse
+and torch.matrix_exp)."""
 
 from __future__ import annotations
 
@@ -177,6 +178,17 @@ INV = (
     S("3x3,zero", A(3, 3, values="zero"), _error=True),
     S("3", A(3), _error=True),
 )
+MATRIX_EXP = (
+    S("3x3", A(3, 3)),
+    S("2x3x3", A(2, 3, 3)),
+    S("4x4", A(4, 4), _crossed=False),  # (1-norms past the Padé degrees': squarings)
+    S("1x1", A(1, 1)),
+    S("0x0", A(0, 0)),
+    S("0x3x3", A(0, 3, 3)),
+    S("3x3,zero", A(3, 3, values="zero")),
+    S("2x3", A(2, 3), _error=True),
+    S("3", A(3), _error=True),
+)
 SOLVE = (
     S("3x3,3x2", A(3, 3), A(3, 2)),
     S("3x3,3", A(3, 3), A(3)),
@@ -241,6 +253,8 @@ ENTRIES: tuple[OpInfo, ...] = (
     op("torch.linalg.det", linalg("det"), DET, dtypes=FLOAT + ("i64",), **LAPACK),
     op("torch.linalg.inv", linalg("inv"), INV, dtypes=FLOAT + ("i64",), **LAPACK),
     op("torch.linalg.solve", linalg("solve"), SOLVE, dtypes=FLOAT + ("i64", "f32+f64"), **LAPACK),
+    *both("matrix_exp", MATRIX_EXP, dtypes=FLOAT + ("i64",)),
+    op("torch.linalg.matrix_exp", linalg("matrix_exp"), MATRIX_EXP, dtypes=FLOAT + ("i64",)),
     op("torch.linalg.vector_norm", linalg("vector_norm"), VECTOR_NORM, values=KINK),
     op("torch.linalg.matrix_norm", linalg("matrix_norm"), MATRIX_NORM, values=KINK),
     op("torch.linalg.norm", linalg("norm"), NORM, values=KINK),
