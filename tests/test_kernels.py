@@ -232,7 +232,6 @@ def test_loss_kernels_match_numpy(dtype: str) -> None:
     _close(jit.log_softmax_backward(x, logp), numpy_ref.log_softmax_backward(x, logp))
 
 
-
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("width", [1, 10])
 def test_add_rows_matches_numpy_bit_for_bit(dtype: str, width: int) -> None:
@@ -246,6 +245,31 @@ def test_add_rows_matches_numpy_bit_for_bit(dtype: str, width: int) -> None:
     numpy_ref.add_rows(expected, index, rows)
     jit.add_rows(actual, index, rows)
     np.testing.assert_array_equal(actual, expected)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_row_kernels_match_numpy(dtype: str) -> None:
+    """softmax's and the row normalisation's kernels: values close, NaN and inf in the same
+    places (a row holding inf, -inf or NaN; a row of -inf, as a fully masked attention row)."""
+    from minigrad.kernels import jit
+
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal((7, 9)) * 5).astype(dtype)
+    x[1, 2], x[2, 0], x[3, 4], x[4] = np.inf, -np.inf, np.nan, -np.inf
+    g = rng.standard_normal((7, 9)).astype(dtype)
+    g[5, 1] = np.inf
+    for actual, expected in (
+        (jit.softmax_forward(x), numpy_ref.softmax_forward(x)),
+        (
+            jit.softmax_backward(g, numpy_ref.softmax_forward(x)),
+            numpy_ref.softmax_backward(g, numpy_ref.softmax_forward(x)),
+        ),
+        *zip(jit.row_stats(x, 1e-5), numpy_ref.row_stats(x, 1e-5), strict=True),
+    ):
+        _close(actual, expected)
+    mean, rstd = numpy_ref.row_stats(x, 1e-5)
+    _close(jit.normalize_backward(g, x, mean, rstd), numpy_ref.normalize_backward(g, x, mean, rstd))
+
 
 # --- the ops, on either backend, against torch -------------------------------------------
 # test_nn_ops's cases (which run on the default backend) plus the shapes the lessons train on

@@ -166,3 +166,26 @@ def add_rows(out: np.ndarray, index: np.ndarray, rows: np.ndarray) -> None:
     """out[index[i]] += rows[i] for each i in order (a repeated index adds up), in place on a
     (R, D) `out`: indexing's and embedding's backward."""
     _impl(out.dtype).add_rows(out, index, rows)
+
+
+def softmax_forward(x: np.ndarray) -> np.ndarray:
+    """softmax along dim 1 of an (N,C) array (a contiguous result)."""
+    return _impl(x.dtype).softmax_forward(x)
+
+
+def softmax_backward(g: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """softmax's backward along dim 1 of (N,C) arrays, from its output `out`."""
+    return _impl(g.dtype).softmax_backward(g, out)
+
+
+def row_stats(x: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's mean and 1 / sqrt(biased variance + eps) of an (R,N) array, accumulated in
+    float64, as two (R,) arrays in x's dtype: layer_norm's and group_norm's statistics."""
+    return _impl(x.dtype).row_stats(x, eps)
+
+
+def normalize_backward(
+    gs: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.ndarray
+) -> np.ndarray:
+    """dx of (R,N) rows normalised by (R,) `mean` and `rstd`, given gs = g * scale."""
+    return _impl(gs.dtype).normalize_backward(gs, x, mean, rstd)

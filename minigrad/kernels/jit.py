@@ -14,7 +14,14 @@ from . import cache, numpy_ref
 
 CACHE_DIR = cache.configure()
 
-from . import jit_conv, jit_elementwise, jit_loss, jit_pool, jit_rows  # noqa: E402  (after the cache dir)
+from . import (  # noqa: E402  (after the cache dir)
+    jit_conv,
+    jit_elementwise,
+    jit_loss,
+    jit_norm,
+    jit_pool,
+    jit_rows,
+)
 
 _c = np.ascontiguousarray
 pair, Size = numpy_ref.pair, numpy_ref.Size
@@ -156,3 +163,22 @@ def add_rows(out: np.ndarray, index: np.ndarray, rows: np.ndarray) -> None:
         numpy_ref.add_rows(out, index, rows)
         return
     jit_rows.add_rows(out, _c(index, np.int64), _c(rows, out.dtype))
+
+
+def softmax_forward(x: np.ndarray) -> np.ndarray:
+    return jit_loss.softmax_forward(_c(x))
+
+
+def softmax_backward(g: np.ndarray, out: np.ndarray) -> np.ndarray:
+    return jit_loss.softmax_backward(_c(g), _c(out, g.dtype))
+
+
+def row_stats(x: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    return jit_norm.row_stats(_c(x), float(eps))
+
+
+def normalize_backward(
+    gs: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.ndarray
+) -> np.ndarray:
+    dtype = gs.dtype
+    return jit_norm.normalize_backward(_c(gs), _c(x, dtype), _c(mean, dtype), _c(rstd, dtype))

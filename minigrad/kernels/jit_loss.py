@@ -47,3 +47,36 @@ def log_softmax_backward(g, logp):
         for j in range(c):
             out[r, j] = g[r, j] - np.exp(logp[r, j]) * total
     return out
+
+
+@njit(cache=True)
+def softmax_forward(x):
+    n, c = x.shape
+    out = np.empty((n, c), x.dtype)
+    for r in range(n):
+        top = x[r, 0]
+        for j in range(1, c):
+            v = x[r, j]
+            if v > top or v != v:  # (a NaN stays the maximum, as numpy's max keeps it)
+                top = v
+        total = x.dtype.type(0)
+        for j in range(c):
+            e = np.exp(x[r, j] - top)
+            out[r, j] = e
+            total += e
+        for j in range(c):
+            out[r, j] = out[r, j] / total
+    return out
+
+
+@njit(cache=True)
+def softmax_backward(g, out):
+    n, c = g.shape
+    res = np.empty((n, c), g.dtype)
+    for r in range(n):
+        total = g.dtype.type(0)
+        for j in range(c):
+            total += g[r, j] * out[r, j]
+        for j in range(c):
+            res[r, j] = out[r, j] * (g[r, j] - total)
+    return res

@@ -269,6 +269,47 @@ def log_softmax_backward(g: np.ndarray, logp: np.ndarray) -> np.ndarray:
     return g - np.exp(logp) * g.sum(axis=1, keepdims=True)
 
 
+def softmax_forward(x: np.ndarray) -> np.ndarray:
+    """exp(x - max) / sum along dim 1 of an (N,C) array (NaN where a row holds NaN or +inf,
+    or is all -inf, as PyTorch's, without numpy's warnings)."""
+    with np.errstate(invalid="ignore"):
+        shifted = np.exp(x - x.max(axis=1, keepdims=True))
+        return shifted / shifted.sum(axis=1, keepdims=True)
+
+
+def softmax_backward(g: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """out * (g - sum(g * out)) along dim 1: softmax's backward from its output."""
+    return out * (g - (g * out).sum(axis=1, keepdims=True))
+
+
+# --- row normalisation (layer_norm, group_norm) -------------------------------------------
+def row_stats(x: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and 1 / sqrt(biased var + eps) of each row of an (R,N) array, accumulated in
+    float64, returned as (R,) arrays in x's dtype."""
+    wide = x.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = wide.mean(1)
+        var = ((wide - mean[:, None]) ** 2).mean(1)
+        rstd = 1 / np.sqrt(var + eps)
+    return mean.astype(x.dtype), rstd.astype(x.dtype)
+
+
+def normalize_backward(
+    gs: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.ndarray
+) -> np.ndarray:
+    """dx of normalised (R,N) rows given gs = g * scale, in PyTorch's CPU form: with the row
+    sums db = sum(gs), ds = sum(gs x), dx = rstd gs + b x + c, where b = (db mean - ds) rstd^3
+    / n and c = -b mean - db rstd / n (an inf in g makes its row NaN, as in PyTorch)."""
+    n = x.shape[1]
+    mean, rstd = mean[:, None], rstd[:, None]
+    db = gs.sum(1, keepdims=True)
+    ds = (gs * x).sum(1, keepdims=True)
+    with np.errstate(invalid="ignore", over="ignore"):
+        b = (db * mean - ds) * (rstd * rstd * rstd) / n
+        c = -b * mean - db * rstd / n
+        return gs * rstd + x * b + c
+
+
 # --- scattering rows ----------------------------------------------------------------------
 def add_rows(out: np.ndarray, index: np.ndarray, rows: np.ndarray) -> None:
     """out[index[i]] += rows[i], in order: numpy's unbuffered add (index may repeat)."""

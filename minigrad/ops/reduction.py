@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from ..core import dtypes
 from ..core.node import Node
 from ..core.shapes import iterator_layout
@@ -743,6 +744,11 @@ def _softmax_input(a: Tensor, dim: int, dtype: Any, kernel: str) -> tuple[Tensor
     return a, dims
 
 
+def _last_dim(x: np.ndarray, dims: tuple) -> bool:
+    """Reduced along the last dim only: rows of the (N, C) shape the softmax kernels take."""
+    return x.ndim > 0 and dims == (x.ndim - 1,)
+
+
 def _c_order(a: np.ndarray) -> np.ndarray:
     """PyTorch's softmax output is contiguous, whatever the input's layout (numpy keeps it)."""
     return a if a.flags.c_contiguous else a.copy(order="C")
@@ -769,7 +775,11 @@ class SoftmaxBackwardDataBackward0(Node):
 def softmax_backward_data(g: Any, out: Any, dim: tuple) -> Any:
     """out * (g - sum(g * out)): on arrays the numbers, on Tensors a recorded op."""
     gd, od = formula.data(g), formula.data(out)
-    data = od * (gd - (gd * od).sum(axis=dim, keepdims=True))
+    if _last_dim(od, dim) and gd.shape == od.shape:
+        rows = (-1, od.shape[-1])
+        data = kernels.softmax_backward(gd.reshape(rows), od.reshape(rows)).reshape(od.shape)
+    else:
+        data = od * (gd - (gd * od).sum(axis=dim, keepdims=True))
     save = {"grad_output": g, "output": out}
     return formula.result(SoftmaxBackwardDataBackward0, data, (g, out), save=save, dim=dim)
 
@@ -779,7 +789,9 @@ def softmax(a: Tensor, dim: int, dtype=None) -> Tensor:
     x = a._data
     if not a.dtype.is_floating_point:  # empty
         return Tensor._wrap(x.copy())
-    if x.size:
+    if x.size and _last_dim(x, dims):  # (the usual case: one kernel call over the rows)
+        data = kernels.softmax_forward(x.reshape(-1, x.shape[-1])).reshape(x.shape)
+    elif x.size:
         shifted = np.exp(x - x.max(axis=dims, keepdims=True))
         data = _c_order(shifted / shifted.sum(axis=dims, keepdims=True))
     else:  # (numpy's max of nothing raises)

@@ -192,7 +192,6 @@ def snip_a_changed_bool_mask_is_named_like_pytorch(torch, out):
         y.sum().backward()
 
 
-
 def snip_arithmetic_written_through(torch, out):
     """`x += y` and add_/sub_/mul_ where nothing records (the optimizer's update): values,
     dtypes, versions and refusals, for each kind of target and operand."""
@@ -231,6 +230,7 @@ def snip_arithmetic_written_through(torch, out):
         with torch.no_grad(), out.raises(label):
             result = op(x, y)
             out(label, (result is x, x, x.dtype, x._version))
+
 
 SNIPPETS = collect(globals())
 

@@ -9,10 +9,12 @@ on it (PyTorch reaches them through its double-backward formula).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from ... import kernels
 from ...core.dtypes import SCALAR_NAMES
 from ...core.node import Node
 from ...core.tensor import Tensor
@@ -21,14 +23,12 @@ from .._record import record, should_record
 
 
 def row_stats(x: np.ndarray, axes: tuple, eps: float) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and 1 / sqrt(biased var + eps) over `axes` (kept as size-1 dims), accumulated in
-    float64 and returned in x's dtype."""
-    wide = x.astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = wide.mean(axes, keepdims=True)
-        var = ((wide - mean) ** 2).mean(axes, keepdims=True)
-        rstd = 1 / np.sqrt(var + eps)
-    return mean.astype(x.dtype), rstd.astype(x.dtype)
+    """Mean and 1 / sqrt(biased var + eps) over the trailing `axes` (kept as size-1 dims),
+    accumulated in float64 and returned in x's dtype (one kernel call over the rows)."""
+    kept = x.shape[: x.ndim - len(axes)]
+    mean, rstd = kernels.row_stats(x.reshape(math.prod(kept), -1), eps)
+    shape = kept + (1,) * len(axes)
+    return mean.reshape(shape), rstd.reshape(shape)
 
 
 def stats(node: Node, x: Any, axes: tuple, *others: Any) -> tuple[Any, Any]:
@@ -46,6 +46,13 @@ def normalize_grad(gs: Any, x: Any, mean: Any, rstd: Any, axes: tuple) -> Any:
     """dx for rows over `axes` given gs = g * scale, in PyTorch's CPU form: with the row sums
     db = sum(gs), ds = sum(gs x), dx = rstd gs + b x + c where b = (db mean - ds) rstd^3 / n
     and c = -b mean - db rstd / n (so an inf in g makes its row NaN, as in PyTorch)."""
+    if not isinstance(gs, Tensor) and not isinstance(x, Tensor) and gs.shape == x.shape and x.size:
+        kept = x.shape[: x.ndim - len(axes)]
+        rows = (math.prod(kept), -1)
+        dx = kernels.normalize_backward(
+            gs.reshape(rows), x.reshape(rows), mean.reshape(-1), rstd.reshape(-1)
+        )
+        return dx.reshape(x.shape)
     n = int(np.prod([formula.data(x).shape[a] for a in axes]))
     db = formula.sum_keepdim(gs, axes)
     ds = formula.sum_keepdim(gs * x, axes)
