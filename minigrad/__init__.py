@@ -4,13 +4,14 @@
 
 import importlib as _importlib
 
-from . import accelerator, autograd, backends, cuda, linalg, random
+from . import accelerator, amp, autograd, backends, cuda, linalg, random
 from . import ops as _ops  # binds the Tensor methods and operators
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
+from .core import autocast as _autocast_state
 from .core.anomaly import is_anomaly_enabled, set_detect_anomaly
 from .core.device import device, get_default_device, set_default_device
-from .core.dtypes import bool_ as bool  # noqa: A004 - torch.bool
 from .core.dtypes import (
+    bfloat16,
     dtype,
     float16,
     float32,
@@ -21,6 +22,7 @@ from .core.dtypes import (
     set_default_dtype,
     uint8,
 )
+from .core.dtypes import bool_ as bool  # noqa: A004 - torch.bool
 from .core.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from .core.tensor import Size, Tensor
 from .creation import (
@@ -229,6 +231,23 @@ index_select, masked_select, nonzero = (
     _ops.selection.nonzero,
 )
 # --- end of the reductions and selections block
+# --- mixed precision: torch.amp and torch.autocast, the autocast queries, bfloat16 (a
+# dtype that names but stores nothing: numpy has none), float32 matmul precision (TF32 flags)
+autocast = amp.autocast
+get_autocast_dtype, set_autocast_dtype, set_autocast_enabled = (
+    _autocast_state.get_dtype,
+    _autocast_state.set_dtype,
+    _autocast_state.set_enabled,
+)
+get_float32_matmul_precision = backends.cuda.get_float32_matmul_precision
+set_float32_matmul_precision = backends.cuda.set_float32_matmul_precision
+
+
+def is_autocast_enabled(device_type: str = "cuda") -> bool:  # noqa: D103
+    return _autocast_state.is_enabled(device_type)
+
+
+# --- end of the mixed precision block
 matrix_exp = _ops.matrix_exp.matrix_exp
 
 
@@ -244,8 +263,9 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):
-    # nn, optim, utils and serialization load on first use: `import minigrad` stays light.
-    if name in ("nn", "optim", "utils", "serialization"):
+    # nn, optim, utils, serialization and distributions load on first use: `import minigrad`
+    # stays light.
+    if name in ("nn", "optim", "utils", "serialization", "distributions"):
         return _importlib.import_module(f".{name}", __name__)
     if name in ("save", "load"):
         return getattr(_importlib.import_module(".serialization", __name__), name)

@@ -36,6 +36,31 @@ float16 = dtype("float16", np.float16, 2)
 uint8 = dtype("uint8", np.uint8, 1)  # torch.ByteTensor's: generator states, legacy bytes
 
 _BY_NUMPY = {d.np: d for d in (bool_, int32, int64, float32, float64, float16, uint8)}
+
+
+class _UnstoredDtype(dtype):
+    """A dtype PyTorch has and numpy lacks (bfloat16): it prints, compares, promotes and is
+    pickled by name, so scripts that name it run; only making a tensor of it fails, at the one
+    place every tensor maker asks, its numpy type."""
+
+    __slots__ = ()
+
+    def __init__(self, name: str, itemsize: int) -> None:
+        self.name, self.category, self.itemsize = name, 2, itemsize
+
+    @property
+    def np(self):  # noqa: D102 - the numpy type every tensor maker asks for
+        raise TypeError(
+            f"Got unsupported ScalarType {SCALAR_NAMES[self.name]}: minigrad keeps tensors in "
+            f"numpy arrays and numpy has no {self.name} (use float32, or float16 for half "
+            "precision)"
+        )
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+bfloat16 = _UnstoredDtype("bfloat16", 2)
 _default_float = float32
 
 # Legacy type names used in PyTorch messages, e.g. "[torch.FloatTensor [3]]".
@@ -47,6 +72,7 @@ LEGACY_NAMES = {
     "int32": "IntTensor",
     "bool": "BoolTensor",
     "uint8": "ByteTensor",
+    "bfloat16": "BFloat16Tensor",
 }
 SCALAR_NAMES = {
     "float32": "Float",
@@ -56,6 +82,7 @@ SCALAR_NAMES = {
     "int32": "Int",
     "bool": "Bool",
     "uint8": "Byte",
+    "bfloat16": "BFloat16",
 }
 
 # C type names, as PyTorch's grad-assignment errors print them.
@@ -67,6 +94,7 @@ C_NAMES = {
     "int32": "int",
     "bool": "bool",
     "uint8": "unsigned char",
+    "bfloat16": "c10::BFloat16",
 }
 
 

@@ -284,6 +284,7 @@ METHODS = {
     "equal": _equal,
     "float": lambda self: shape.to_dtype(self, dtypes.float32),
     "double": lambda self: shape.to_dtype(self, dtypes.float64),
+    "half": lambda self: shape.to_dtype(self, dtypes.float16),
     "long": lambda self: shape.to_dtype(self, dtypes.int64),
     "int": lambda self: shape.to_dtype(self, dtypes.int32),
     "bool": lambda self: shape.to_dtype(self, dtypes.bool_),

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import autocast, dtypes
 from ..core.dtypes import SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
@@ -150,6 +150,8 @@ def _majors(x: np.ndarray, y: np.ndarray) -> dict:
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
+    if autocast.cpu_on:
+        a, b = autocast.lower(a, b)
     _check_mm(a._data, b._data)
     _no_bool(a, "addmm_impl_cpu_", a._data, b._data)
     x, y = a._data, b._data
@@ -171,6 +173,8 @@ class BmmBackward0(Node):
 def bmm(a: Tensor, b: Tensor) -> Tensor:
     """With nothing to multiply (an empty operand), PyTorch returns zeros before it checks the
     dtypes (or bool): of mat2's dtype, whatever a's is."""
+    if autocast.cpu_on:
+        a, b = autocast.lower(a, b)
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError(f"batch{1 if a.ndim != 3 else 2} must be a 3D tensor")
     x, y = a._data, b._data
@@ -248,6 +252,8 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
+    if autocast.cpu_on:
+        a, b = autocast.lower(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
@@ -321,6 +327,8 @@ def _check_scale_in_place(beta: Any, dtype: dtypes.dtype) -> None:
 def addmm(bias: Tensor, m1: Tensor, m2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
     """beta * bias + alpha * (m1 @ m2), as PyTorch's gemm computes it: a zero beta ignores the
     bias (NaN included), a zero alpha the product; integer results truncate beta and alpha."""
+    if autocast.cpu_on:
+        bias, m1, m2 = autocast.lower(bias, m1, m2)
     _check_addmm(bias, m1, m2)
     x, y, b = m1._data, m2._data, bias._data
     shape = (x.shape[0], y.shape[1])

@@ -381,9 +381,7 @@ def snip_probability(torch, out):
     out("counts", (summary(counts), counts.sum()))
 
 
-NEEDS = {
-    "probability": "torch.distributions (Multinomial)",
-}
+NEEDS: dict[str, str] = {}
 
 
 @parametrize(globals(), xfail=NEEDS)

@@ -373,11 +373,7 @@ def snip_nanogpt_training_setup(torch, out):
     out("trained", (loss, model.bias, scaler.is_enabled()))
 
 
-NEEDS = {
-    "nanogpt_training_setup": (
-        "torch.backends.cuda.matmul.allow_tf32, torch.bfloat16/float16 and torch.amp.GradScaler"
-    ),
-}
+NEEDS: dict[str, str] = {}
 
 
 @parametrize(globals(), xfail=NEEDS)

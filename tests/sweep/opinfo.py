@@ -502,6 +502,8 @@ TABLE: tuple[OpInfo, ...] = (
         ce.SDPA,
         dtypes=FLOAT,
     ),
+    # the float16 cast (mixed precision)
+    op("Tensor.half", method("half"), vw.CAST, **SHAPE),
 )
 
 # PyTorch ops that minigrad lacks although it has the same op in another namespace (or its

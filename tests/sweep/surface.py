@@ -32,6 +32,13 @@ NOT_OPS = frozenset(
         "torch.is_tensor",  # a type test
         "torch.save",  # serialization (loaded lazily, so not in dir(minigrad) today)
         "torch.load",  # serialization
+        # mixed precision: autocast's and the float32 matmul precision's state
+        "torch.is_autocast_enabled",
+        "torch.get_autocast_dtype",
+        "torch.set_autocast_enabled",
+        "torch.set_autocast_dtype",
+        "torch.get_float32_matmul_precision",
+        "torch.set_float32_matmul_precision",
     }
 )
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...core import dtypes
+from ...core import autocast, dtypes
 from ...core.node import Node
 from ...core.tensor import Tensor
 from .._record import record
@@ -103,6 +103,7 @@ def scaled_dot_product_attention(
 ) -> Tensor:
     """softmax(q k^T * scale + mask) v; `dropout` (applied to the weights) is nn.functional's,
     which the caller binds to its p."""
+    query, key, value, attn_mask = autocast.lower(query, key, value, attn_mask)
     _check(query, key, value, attn_mask)
     if is_causal and attn_mask is not None:
         raise RuntimeError(

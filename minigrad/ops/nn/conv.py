@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import kernels
+from ...core import autocast
 from ...core.dtypes import C_NAMES
 from ...core.node import Node
 from ...core.tensor import Tensor
@@ -160,7 +161,7 @@ def conv2d(
     dilation: Any = 1,
     groups: int = 1,
 ) -> Tensor:
-    x = input
+    x, weight, bias = autocast.lower(input, weight, bias)
     check_bias_dtype(x, bias, padding)
     if x.ndim not in (3, 4):
         raise RuntimeError(

@@ -9,6 +9,7 @@ import warnings
 from typing import Any
 
 from ... import kernels
+from ...core import autocast
 from ...core.node import Node
 from ...core.tensor import Tensor
 from .. import formula
@@ -102,7 +103,7 @@ def conv1d(
     dilation: Any = 1,
     groups: int = 1,
 ) -> Tensor:
-    x = input
+    x, weight, bias = autocast.lower(input, weight, bias)
     check_bias_dtype(x, bias, padding)
     if x.ndim not in (2, 3):
         raise RuntimeError(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core import autocast
 from ...core.tensor import Tensor
 from .conv import convolution
 from .conv_spec import expand, spec_for, transposed_size
@@ -21,7 +22,7 @@ def conv_transpose2d(
     groups: int = 1,
     dilation: Any = 1,
 ) -> Tensor:
-    x = input
+    x, weight, bias = autocast.lower(input, weight, bias)
     if isinstance(padding, str):
         raise TypeError("conv_transpose2d(): argument 'padding' must be tuple of ints, not str")
     if x.ndim not in (3, 4):

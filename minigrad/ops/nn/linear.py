@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from ...core import autocast
 from ...core.tensor import Tensor
 from ..linalg import addmm
 
@@ -21,7 +22,7 @@ def _fusable(x: Tensor, bias: Tensor) -> bool:
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    x = input
+    x, weight, bias = autocast.lower(input, weight, bias)
     rank = x._data.ndim
     if rank == 0 or weight._data.ndim == 0:
         raise RuntimeError(

@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ... import kernels
+from ...core import autocast
 from ...core.dtypes import SCALAR_NAMES
 from ...core.node import Node
 from ...core.tensor import Tensor
@@ -228,6 +229,7 @@ def nll_loss(
     reduction: str = "mean",
     ignore_index: int = -100,
 ) -> Tensor:
+    logp, weight = autocast.widen(logp, weight)
     check_classes(logp, target)
     if logp.ndim == 3 or logp.ndim > 4:
         return _flattened(logp, target, weight, reduction, ignore_index)
