@@ -145,7 +145,10 @@ def relu_backward(g: np.ndarray, result: np.ndarray) -> np.ndarray:
 
 
 def cross_entropy_forward(x: np.ndarray, target: np.ndarray, ignore_index: int):
-    return jit_loss.cross_entropy_forward(_c(x), _c(target, np.int64), ignore_index)
+    shifted = jit_loss.shift_by_row_max(_c(x))
+    return jit_loss.log_softmax_and_pick(
+        shifted, np.exp(shifted), _c(target, np.int64), ignore_index
+    )
 
 
 def nll_loss_backward(
@@ -155,7 +158,7 @@ def nll_loss_backward(
 
 
 def log_softmax_backward(g: np.ndarray, logp: np.ndarray) -> np.ndarray:
-    return jit_loss.log_softmax_backward(_c(g), _c(logp))
+    return jit_loss.minus_share_of_row_sum(_c(g), np.exp(_c(logp, g.dtype)))
 
 
 def add_rows(out: np.ndarray, index: np.ndarray, rows: np.ndarray) -> None:
@@ -166,7 +169,8 @@ def add_rows(out: np.ndarray, index: np.ndarray, rows: np.ndarray) -> None:
 
 
 def softmax_forward(x: np.ndarray) -> np.ndarray:
-    return jit_loss.softmax_forward(_c(x))
+    e = np.exp(jit_loss.shift_by_row_max(_c(x)))
+    return jit_loss.divide_by_row_sum(e)
 
 
 def softmax_backward(g: np.ndarray, out: np.ndarray) -> np.ndarray:

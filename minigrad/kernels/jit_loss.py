@@ -1,5 +1,6 @@
-"""numba softmax + cross-entropy kernels (twins of numpy_ref's): one pass per row, no
-temporaries. Rows are short (10 classes), so these run serially: threads would cost more."""
+"""numba softmax + cross-entropy kernels (twins of numpy_ref's): one pass per row. Rows are
+short, so these run serially (threads would cost more); the exps come from numpy, whose
+vectorised exp is several times faster than numba's scalar one."""
 
 from __future__ import annotations
 
@@ -8,20 +9,19 @@ from numba import njit
 
 
 @njit(cache=True)
-def cross_entropy_forward(x, target, ignore_index):
-    n, c = x.shape
-    logp = np.empty((n, c), x.dtype)
-    loss = np.zeros(n, x.dtype)
+def log_softmax_and_pick(shifted, e, target, ignore_index):
+    """log_softmax from the rows shifted by their max and their exp (numpy's, see
+    `shift_by_row_max`), and each row's loss -logp[target] (0 where ignored)."""
+    n, c = shifted.shape
+    logp = np.empty((n, c), shifted.dtype)
+    loss = np.zeros(n, shifted.dtype)
     for r in range(n):
-        top = x[r, 0]
-        for j in range(1, c):
-            top = max(top, x[r, j])
         total = 0.0
         for j in range(c):
-            total += np.exp(x[r, j] - top)
-        shift = top + np.log(total)
+            total += e[r, j]
+        lse = np.log(total)
         for j in range(c):
-            logp[r, j] = x[r, j] - shift
+            logp[r, j] = shifted[r, j] - lse
         if target[r] != ignore_index:
             loss[r] = -logp[r, target[r]]
     return logp, loss
@@ -37,7 +37,8 @@ def nll_loss_backward(coef, target, ignore_index, n_classes):
 
 
 @njit(cache=True)
-def log_softmax_backward(g, logp):
+def minus_share_of_row_sum(g, p):
+    """g - p * sum(g) per row: log_softmax's backward, given p = exp(logp) (numpy's)."""
     n, c = g.shape
     out = np.empty((n, c), g.dtype)
     for r in range(n):
@@ -45,28 +46,38 @@ def log_softmax_backward(g, logp):
         for j in range(c):
             total += g[r, j]
         for j in range(c):
-            out[r, j] = g[r, j] - np.exp(logp[r, j]) * total
+            out[r, j] = g[r, j] - p[r, j] * total
     return out
 
 
 @njit(cache=True)
-def softmax_forward(x):
+def shift_by_row_max(x):
+    """x - max(row) for each row (a NaN stays the maximum, as numpy's max keeps it): numba's
+    scalar exp is several times slower than numpy's vectorised one, so softmax takes its exp
+    from numpy between this and `divide_by_row_sum`."""
     n, c = x.shape
     out = np.empty((n, c), x.dtype)
     for r in range(n):
         top = x[r, 0]
         for j in range(1, c):
             v = x[r, j]
-            if v > top or v != v:  # (a NaN stays the maximum, as numpy's max keeps it)
+            if v > top or v != v:
                 top = v
-        total = x.dtype.type(0)
         for j in range(c):
-            e = np.exp(x[r, j] - top)
-            out[r, j] = e
-            total += e
-        for j in range(c):
-            out[r, j] = out[r, j] / total
+            out[r, j] = x[r, j] - top
     return out
+
+
+@njit(cache=True)
+def divide_by_row_sum(e):
+    n, c = e.shape
+    for r in range(n):
+        total = e.dtype.type(0)
+        for j in range(c):
+            total += e[r, j]
+        for j in range(c):
+            e[r, j] = e[r, j] / total
+    return e
 
 
 @njit(cache=True)

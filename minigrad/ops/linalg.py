@@ -231,15 +231,16 @@ def _folded(a: Tensor, b: Tensor) -> Tensor:
 
 
 def _batched(a: Tensor, b: Tensor) -> Tensor:
-    da, db = a.ndim, b.ndim
-    if da == 3 and db == 3 and a.shape[0] != b.shape[0]:
-        if a.shape[0] == 1 and a.requires_grad:
+    sa, sb = a._data.shape, b._data.shape
+    da, db = len(sa), len(sb)
+    if da == 3 and db == 3 and sa[0] != sb[0]:
+        if sa[0] == 1 and a.requires_grad:
             return matmul(a.squeeze(0), b)
-        if b.shape[0] == 1 and b.requires_grad:
+        if sb[0] == 1 and b.requires_grad:
             return matmul(a, b.squeeze(0))
-    n, m1 = (a.shape[-2] if da > 1 else 1), a.shape[-1]
-    m2, p = (b.shape[-2] if db > 1 else b.shape[0]), (b.shape[-1] if db > 1 else 1)
-    batch = broadcast_shapes(tuple(a.shape[: max(da - 2, 0)]), tuple(b.shape[: max(db - 2, 0)]))
+    n, m1 = (sa[-2] if da > 1 else 1), sa[-1]
+    m2, p = (sb[-2] if db > 1 else sb[0]), (sb[-1] if db > 1 else 1)
+    batch = broadcast_shapes(sa[: max(da - 2, 0)], sb[: max(db - 2, 0)])
     count = math.prod(batch)
     left = a.expand(batch + (n, m1)).reshape(count, n, m1)
     if db == 1:
@@ -254,11 +255,11 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     if autocast.cpu_on:
         a, b = autocast.lower(a, b)
-    if a.ndim == 0 or b.ndim == 0:
+    dims = (a._data.ndim, b._data.ndim)
+    if 0 in dims:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
         )
-    dims = (a.ndim, b.ndim)
     if dims == (1, 1):
         return dot(a, b)
     if dims == (2, 1):

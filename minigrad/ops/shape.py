@@ -19,7 +19,7 @@ from ._record import mark_view, operands, record
 def _shape_arg(shape: tuple) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    return tuple(map(int, shape))
 
 
 def broadcast_shapes(*shapes: tuple) -> tuple:
@@ -259,6 +259,16 @@ class ExpandBackward0(Node):
 
 def expand(a: Tensor, *sizes: Any) -> Tensor:
     sizes = _shape_arg(sizes)
+    data = a._data
+    # (matmul's usual expand is to the shape the tensor has: a plain view, nothing to check)
+    target = sizes if sizes == data.shape else _expanded_shape(a, sizes)
+    view = data.view() if target == data.shape else np.broadcast_to(data, target)  # (3 us)
+    out = record(ExpandBackward0, view, (a,), self_sym_sizes=data.shape)
+    return mark_view(out, a)
+
+
+def _expanded_shape(a: Tensor, sizes: tuple) -> tuple:
+    """The shape `a.expand(*sizes)` gives (-1 keeps a dim), or PyTorch's error."""
     lead = len(sizes) - a.ndim
     if lead < 0:
         raise RuntimeError(
@@ -281,10 +291,7 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
                 f"the existing size ({s}) at non-singleton dimension {lead + i}.  "
                 f"Target sizes: {list(sizes)}.  Tensor sizes: {list(a.shape)}"
             )
-    data = a._data
-    view = data.view() if target == data.shape else np.broadcast_to(data, target)  # (3 us)
-    out = record(ExpandBackward0, view, (a,), self_sym_sizes=data.shape)
-    return mark_view(out, a)
+    return target
 
 
 def sum_to_size(a: Tensor, *shape: Any) -> Tensor:

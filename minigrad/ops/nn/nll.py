@@ -182,7 +182,10 @@ def reduce_nll(
     terms = Terms(t, weights, ignore_index, reduction, total, scale, logp._data.shape)
     data = _reduce(losses.astype(dtype, copy=False), terms)
     cls = NllLoss2DBackward0 if logp.ndim == 4 else NllLossBackward0
-    counted = dtype.type(0) if reduction == "none" else weights.sum(dtype=dtype)
+    if reduction == "none":
+        counted = dtype.type(0)
+    else:
+        counted = total if total is not None else weights.sum(dtype=dtype)
     save = {  # what PyTorch's node saves (grad_fn._saved_total_weight, ...), its ints included
         "self": logp,
         "target": target,
