@@ -208,7 +208,7 @@ histc, histogram, det, inverse = (
 # --- issue 21, courses: torch.square (x ** 2)
 square, square_ = _ops.METHODS["square"], _ops.METHODS["square_"]
 # --- end of the courses block
-# --- shape ops (H2): flip/roll, diagonals and trace, repeat_interleave, hstack & co, diff
+# --- shape ops: flip/roll, diagonals and trace, repeat_interleave, hstack & co, diff
 # (torch.rsqrt/rsqrt_ come with the transcendental functions above)
 flip, fliplr, flipud, roll = _flip_roll.flip, _flip_roll.fliplr, _flip_roll.flipud, _flip_roll.roll
 diagonal, diag_embed, diag, trace = (
@@ -221,7 +221,7 @@ repeat_interleave, diff = _repeat.repeat_interleave, _diff.diff
 hstack, vstack, dstack = _stacking.hstack, _stacking.vstack, _stacking.dstack
 atleast_1d, atleast_2d, atleast_3d = (getattr(_stacking, f"atleast_{_n}d") for _n in (1, 2, 3))
 # --- end of the shape ops block
-# --- reductions and selections (H1): amax/amin, prod, isclose, index_select, masked_select,
+# --- reductions and selections: amax/amin, prod, isclose, index_select, masked_select,
 # nonzero, unique, bincount (the modules reached through the ops package)
 amax, amin, prod = _ops.extremes.amax, _ops.extremes.amin, _ops.prod.prod
 isclose, unique, bincount = _ops.isclose.isclose, _ops.unique.unique, _ops.bincount.bincount

@@ -1,4 +1,4 @@
-"""The nn pieces the courses use (H3) against PyTorch: Conv1d / F.conv1d, F.normalize,
+"""The nn pieces the courses use, against PyTorch: Conv1d / F.conv1d, F.normalize,
 F.cosine_similarity, F.scaled_dot_product_attention, nn.init.trunc_normal_ and orthogonal_.
 
 Each snippet runs on both libraries (tests/parity.py): outputs, grad_fn names (whole graphs

@@ -17,6 +17,7 @@ from .. import creation
 from ..core.tensor import Tensor
 from ..ops import inplace as _inplace
 from ..ops import nn as _ops
+from ..ops.nn import multi_head_attention as _mha  # transformer layers
 from ..ops.nn import nll as _nll
 
 __all__ = [
@@ -335,7 +336,7 @@ avg_pool1d = _ops.avg_pool1d
 max_pool1d = _ops.max_pool1d
 
 
-# --- nn pieces the courses use (H3): conv1d, attention, normalize, cosine_similarity ------
+# --- nn pieces the courses use: conv1d, attention, normalize, cosine_similarity ------
 __all__ += ["conv1d", "cosine_similarity", "normalize", "scaled_dot_product_attention"]
 
 conv1d = _ops.conv1d
@@ -365,3 +366,13 @@ def scaled_dot_product_attention(
     return _ops.scaled_dot_product_attention(
         query, key, value, attn_mask, is_causal, scale, enable_gqa, drop
     )
+
+
+# --- transformer layers: multi-head attention -----------------------------------------
+__all__ += ["multi_head_attention_forward"]
+
+
+@functools.wraps(_mha.multi_head_attention_forward)
+def multi_head_attention_forward(*args: Any, **kwargs: Any) -> tuple[Tensor, Tensor | None]:
+    # (signature and docstring are the op's, through wraps; the weights' dropout is `dropout`)
+    return _mha.multi_head_attention_forward(*args, **kwargs, dropout=dropout)

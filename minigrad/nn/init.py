@@ -156,7 +156,7 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> 
     return normal_(tensor, 0.0, _xavier_std(tensor, gain), generator)
 
 
-# --- nn pieces the courses use (H3): trunc_normal_, orthogonal_ ----------------------------
+# --- nn pieces the courses use: trunc_normal_, orthogonal_ ----------------------------
 from .init_shaped import orthogonal_, trunc_normal_  # noqa: E402 - beside the names it adds
 
 __all__ += ["orthogonal_", "trunc_normal_"]

@@ -456,7 +456,7 @@ def _square(self: Tensor) -> Tensor:
 
 METHODS.update({"square": _square, "square_": _inplace(_square)})
 # --- end of the courses block
-# --- shape ops (H2): flip/roll, diagonals and trace, repeat/repeat_interleave, diff (rsqrt
+# --- shape ops: flip/roll, diagonals and trace, repeat/repeat_interleave, diff (rsqrt
 # comes with transcendental.FUNCTIONS above; hstack & co are module-level only)
 METHODS.update(
     {
@@ -474,7 +474,7 @@ METHODS.update(
     }
 )
 # --- end of the shape ops block
-# --- reductions and selections (H1): amax/amin, prod, isclose, index_select, masked_select,
+# --- reductions and selections: amax/amin, prod, isclose, index_select, masked_select,
 # nonzero, unique, bincount
 METHODS.update(
     {

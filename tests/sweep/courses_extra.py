@@ -1,4 +1,4 @@
-"""Sample lists of the nn functionals the courses use (H3): conv1d, normalize,
+"""Sample lists of the nn functionals the courses use: conv1d, normalize,
 cosine_similarity and scaled_dot_product_attention."""
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from . import sampling as sp
 from . import selections as sel
 from . import shapeops as so
 from . import structural as st
+from . import transformer as tf  # transformer layers
 from . import views as vw
 from .families import (
     A,
@@ -478,16 +479,16 @@ TABLE: tuple[OpInfo, ...] = (
     ),
     # structural ops and torch.linalg (issue 21): tests/sweep/structural.py
     *st.ENTRIES,
-    # reductions and selections (H1): amax/amin, prod, index_select, masked_select, isclose,
+    # reductions and selections: amax/amin, prod, index_select, masked_select, isclose,
     # nonzero, unique, bincount; tests/sweep/selections.py
     *sel.ENTRIES,
     # courses (issue 21): square, x ** 2
     *both("square", U),
     *both("square_", IU, inplace=True),
-    # shape ops (H2): flip, roll, diagonals, trace, repeat, stacking, diff, rsqrt;
+    # shape ops: flip, roll, diagonals, trace, repeat, stacking, diff, rsqrt;
     # tests/sweep/shapeops.py
     *so.ENTRIES,
-    # nn pieces the courses use (H3): tests/sweep/courses_extra.py
+    # nn pieces the courses use: tests/sweep/courses_extra.py
     op("F.conv1d", functional("conv1d"), ce.CONV1D, dtypes=FLOAT, values=("n", "s")),
     op("F.normalize", functional("normalize"), ce.NORMALIZE, dtypes=FLOAT),
     op(
@@ -501,6 +502,14 @@ TABLE: tuple[OpInfo, ...] = (
         functional("scaled_dot_product_attention"),
         ce.SDPA,
         dtypes=FLOAT,
+    ),
+    # transformer layers: tests/sweep/transformer.py
+    op(
+        "F.multi_head_attention_forward",
+        tf.multi_head_attention_forward,
+        tf.MHA,
+        dtypes=FLOAT,
+        layouts=("T",),
     ),
     # the float16 cast (mixed precision)
     op("Tensor.half", method("half"), vw.CAST, **SHAPE),

@@ -19,10 +19,11 @@ from .activation import (
     Softsign,
     Tanh,
 )
+from .attention import MultiheadAttention  # transformer layers
 from .batchnorm import BatchNorm1d, BatchNorm2d, LazyBatchNorm1d, LazyBatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv2d, ConvTranspose2d, LazyConv2d
-from .conv1d import Conv1d  # nn pieces the courses use (H3)
+from .conv1d import Conv1d  # nn pieces the courses use
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
 from .lazy import LazyModuleMixin
@@ -43,6 +44,9 @@ from .pooling import (
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .transformer import Transformer
+from .transformer_decoder import TransformerDecoder, TransformerDecoderLayer
+from .transformer_encoder import TransformerEncoder, TransformerEncoderLayer
 
 __all__ = [
     "BCELoss",
@@ -106,6 +110,13 @@ __all__ = [
     "RNNBase",
     "RNNCell",
     "RNNCellBase",
-    # nn pieces the courses use (H3)
+    # nn pieces the courses use
     "Conv1d",
+    # transformer layers
+    "MultiheadAttention",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
 ]

@@ -69,7 +69,7 @@ __all__ = [
     "softplus",
 ]
 
-# --- nn pieces the courses use (H3): conv1d, attention, normalize, cosine_similarity ------
+# --- nn pieces the courses use: conv1d, attention, normalize, cosine_similarity ------
 from .attention import scaled_dot_product_attention
 from .conv1d import conv1d
 from .unit_vectors import cosine_similarity, normalize
