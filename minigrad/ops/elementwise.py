@@ -14,7 +14,7 @@ from ..core.node import Node
 from ..core.shapes import iterator_layout
 from ..core.tensor import Tensor
 from . import formula
-from ._record import cast, is_operand, operands, record
+from ._record import cast, is_operand, operands, record, should_record
 from .shape import broadcast_shapes
 
 
@@ -134,6 +134,10 @@ class MulBackward0(Node):
 
 
 def mul(a: Any, b: Any) -> Tensor:
+    if type(b) is float and type(a) is Tensor and a._data.dtype.kind == "f":
+        if not (a._is_inference or should_record((a,))):  # (the optimizer's `lr * grad`:
+            x = a._data  # nothing to record, so no number to wrap)
+            return Tensor._wrap(iterator_layout(x * x.dtype.type(b), x))
     (ta, tb), (x, y), _ = broadcast_operands(a, b)
     save = {"other": (tb, 0), "self": (ta, 1)}  # each for the other's gradient
     return record(MulBackward0, iterator_layout(x * y, x, y), (ta, tb), save_for=save)

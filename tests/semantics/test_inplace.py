@@ -232,6 +232,30 @@ def snip_arithmetic_written_through(torch, out):
             out(label, (result is x, x, x.dtype, x._version))
 
 
+
+def snip_number_times_unrecorded_tensor(torch, out):
+    """`lr * grad` where nothing records (minigrad multiplies without wrapping the number):
+    values, dtype, layout, and what an inference tensor that requires grad records."""
+    targets = {
+        "plain": lambda: torch.linspace(-2.0, 2.0, 6).reshape(2, 3),
+        "float64": lambda: torch.linspace(-2.0, 2.0, 6, dtype=torch.float64).reshape(2, 3),
+        "transposed": lambda: torch.arange(6.0).reshape(3, 2).t(),
+        "expanded": lambda: torch.tensor([1.0, -0.0, float("nan")]).expand(2, 3),
+        "int": lambda: torch.arange(6).reshape(2, 3),
+        "requires grad": lambda: torch.ones(2, 3, requires_grad=True),
+    }
+    for name, target in targets.items():
+        for number in (0.1, -0.0, float("inf"), 1e39):
+            with torch.no_grad():
+                x = target()
+            y = number * x
+            node = y.grad_fn.name() if y.grad_fn is not None else None
+            out(f"{name} * {number}", (y, y.dtype, y.stride(), y.requires_grad, node))
+    with torch.inference_mode():
+        x = torch.ones(2, requires_grad=True)
+    y = x * 0.5
+    out("inference tensor that requires grad", (y.requires_grad, y.grad_fn is not None))
+
 SNIPPETS = collect(globals())
 
 
