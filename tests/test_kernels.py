@@ -213,6 +213,21 @@ def test_relu_gradient_at_nan_and_zero_is_torchs(backend: str) -> None:
     np.testing.assert_array_equal(x.grad._data, tx.grad.numpy())
 
 
+def test_row_kernels_give_torchs_layout(backend: str) -> None:
+    """softmax, log_softmax, layer_norm of a transposed input, and their input gradients: laid
+    out as PyTorch lays them out (fuzz seed 1002955: the numpy twin kept the transpose)."""
+    values = np.arange(6.0, dtype=np.float32).reshape(2, 3) / 7
+    layouts = []
+    for lib in (torch, minigrad):
+        x = lib.tensor(values, requires_grad=True)
+        t = x.t()
+        outs = (t.softmax(-1), t.log_softmax(-1), lib.nn.functional.layer_norm(t, (2,)))
+        for out in outs:
+            (grad,) = lib.autograd.grad((out * lib.arange(6.0).reshape(3, 2)).sum(), t)
+            layouts.append((out.stride(), grad.stride()))
+    assert layouts[:3] == layouts[3:]
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_loss_kernels_match_numpy(dtype: str) -> None:
     from minigrad.kernels import jit

@@ -270,16 +270,18 @@ def log_softmax_backward(g: np.ndarray, logp: np.ndarray) -> np.ndarray:
 
 
 def softmax_forward(x: np.ndarray) -> np.ndarray:
-    """exp(x - max) / sum along dim 1 of an (N,C) array (NaN where a row holds NaN or +inf,
-    or is all -inf, as PyTorch's, without numpy's warnings)."""
+    """exp(x - max) / sum along dim 1 of an (N,C) array, C-contiguous whatever x's layout, as
+    the numba twin's (NaN where a row holds NaN or +inf, or is all -inf, as PyTorch's, without
+    numpy's warnings)."""
     with np.errstate(invalid="ignore"):
         shifted = np.exp(x - x.max(axis=1, keepdims=True))
-        return shifted / shifted.sum(axis=1, keepdims=True)
+        return np.ascontiguousarray(shifted / shifted.sum(axis=1, keepdims=True))
 
 
 def softmax_backward(g: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """out * (g - sum(g * out)) along dim 1: softmax's backward from its output."""
-    return out * (g - (g * out).sum(axis=1, keepdims=True))
+    """out * (g - sum(g * out)) along dim 1: softmax's backward from its output (C-contiguous,
+    as the numba twin's)."""
+    return np.ascontiguousarray(out * (g - (g * out).sum(axis=1, keepdims=True)))
 
 
 # --- row normalisation (layer_norm, group_norm) -------------------------------------------
