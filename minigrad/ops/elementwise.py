@@ -14,7 +14,7 @@ from ..core.node import Node
 from ..core.shapes import iterator_layout
 from ..core.tensor import Tensor
 from . import formula
-from ._record import cast, is_operand, operands, record, should_record
+from ._record import cast, is_operand, operands, record
 from .shape import broadcast_shapes
 
 
@@ -134,9 +134,10 @@ class MulBackward0(Node):
 
 
 def mul(a: Any, b: Any) -> Tensor:
-    if type(b) is float and type(a) is Tensor and a._data.dtype.kind == "f":
-        if not (a._is_inference or should_record((a,))):  # (the optimizer's `lr * grad`:
-            x = a._data  # nothing to record, so no number to wrap)
+    if type(b) is float and type(a) is Tensor and a._grad_fn is None:
+        x = a._data  # (the optimizer's `lr * grad`: a tensor with no history, needing none,
+        # so nothing records whatever the grad mode, and the number need not be wrapped)
+        if not (a._requires_grad or a._is_inference or a._base is not None) and x.dtype.kind == "f":
             return Tensor._wrap(iterator_layout(x * x.dtype.type(b), x))
     (ta, tb), (x, y), _ = broadcast_operands(a, b)
     save = {"other": (tb, 0), "self": (ta, 1)}  # each for the other's gradient
