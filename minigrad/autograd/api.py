@@ -44,14 +44,15 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
             result.append(None)  # the engine refuses this root next
             continue
         if g is None:
-            if out.numel() != 1:
+            data = out._data
+            if data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not out.dtype.is_floating_point:
+            if data.dtype.kind != "f":
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs "
                     f"but got {out.dtype}"
                 )
-            result.append(Tensor._wrap(np.ones(out.shape, dtype=out._data.dtype)))
+            result.append(Tensor._wrap(np.ones(data.shape, dtype=data.dtype)))
             continue
         if not isinstance(g, Tensor):
             g = Tensor._wrap(np.asarray(g, dtype=out._data.dtype))
