@@ -17,6 +17,7 @@ from .. import creation
 from ..core.tensor import Tensor
 from ..ops import inplace as _inplace
 from ..ops import nn as _ops
+from ..ops.nn import interpolate as _interpolate  # resizing
 from ..ops.nn import multi_head_attention as _mha  # transformer layers
 from ..ops.nn import nll as _nll
 
@@ -376,3 +377,9 @@ __all__ += ["multi_head_attention_forward"]
 def multi_head_attention_forward(*args: Any, **kwargs: Any) -> tuple[Tensor, Tensor | None]:
     # (signature and docstring are the op's, through wraps; the weights' dropout is `dropout`)
     return _mha.multi_head_attention_forward(*args, **kwargs, dropout=dropout)
+
+
+# --- resizing: interpolate (ops/nn/interpolate.py) ---------------------------------------
+__all__ += ["interpolate"]
+
+interpolate = _interpolate.interpolate

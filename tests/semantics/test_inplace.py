@@ -232,7 +232,6 @@ def snip_arithmetic_written_through(torch, out):
             out(label, (result is x, x, x.dtype, x._version))
 
 
-
 def snip_number_times_unrecorded_tensor(torch, out):
     """`lr * grad` where nothing records (minigrad multiplies without wrapping the number):
     values, dtype, layout, and what an inference tensor that requires grad records."""
@@ -255,6 +254,7 @@ def snip_number_times_unrecorded_tensor(torch, out):
         x = torch.ones(2, requires_grad=True)
     y = x * 0.5
     out("inference tensor that requires grad", (y.requires_grad, y.grad_fn is not None))
+
 
 SNIPPETS = collect(globals())
 

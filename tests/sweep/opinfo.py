@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import courses_extra as ce
 from . import creation as cr
+from . import interpolate as ip  # resizing: F.interpolate
 from . import layers as ly
 from . import masks as mk
 from . import mathops as mo
@@ -511,6 +512,8 @@ TABLE: tuple[OpInfo, ...] = (
         dtypes=FLOAT,
         layouts=("T",),
     ),
+    # resizing: F.interpolate, tests/sweep/interpolate.py
+    op("F.interpolate", functional("interpolate"), ip.INTERPOLATE, dtypes=ALL),
     # the float16 cast (mixed precision)
     op("Tensor.half", method("half"), vw.CAST, **SHAPE),
 )

@@ -47,6 +47,7 @@ from .sparse import Embedding
 from .transformer import Transformer
 from .transformer_decoder import TransformerDecoder, TransformerDecoderLayer
 from .transformer_encoder import TransformerEncoder, TransformerEncoderLayer
+from .upsample import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # resizing
 
 __all__ = [
     "BCELoss",
@@ -119,4 +120,8 @@ __all__ = [
     "TransformerDecoderLayer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
+    # resizing (F.interpolate)
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
 ]

@@ -103,7 +103,8 @@ def scaled_dot_product_attention(
 ) -> Tensor:
     """softmax(q k^T * scale + mask) v; `dropout` (applied to the weights) is nn.functional's,
     which the caller binds to its p."""
-    query, key, value, attn_mask = autocast.lower(query, key, value, attn_mask)
+    if autocast.cpu_on:
+        query, key, value, attn_mask = autocast.lower(query, key, value, attn_mask)
     _check(query, key, value, attn_mask)
     if is_causal and attn_mask is not None:
         raise RuntimeError(

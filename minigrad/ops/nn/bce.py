@@ -95,7 +95,8 @@ def binary_cross_entropy_with_logits(
 ) -> Tensor:
     """(1 - t) x - log_sigmoid(x) (1 + (p - 1) t), times the weights: written into the
     target's dtype as PyTorch's in-place steps are."""
-    x, target, weight, pos_weight = autocast.widen(x, target, weight, pos_weight)
+    if autocast.cpu_on:
+        x, target, weight, pos_weight = autocast.widen(x, target, weight, pos_weight)
     if target.shape != x.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({x.shape})")
     not_differentiable("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
@@ -213,7 +214,8 @@ def binary_cross_entropy(
 ) -> Tensor:
     """-w (t max(log x, -100) + (1 - t) max(log(1 - x), -100)); the weights are expanded to
     the target's shape first (a view, as in PyTorch)."""
-    x, target, weight = autocast.widen(x, target, weight)
+    if autocast.cpu_on:
+        x, target, weight = autocast.widen(x, target, weight)
     if target.shape != x.shape:
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "

@@ -144,7 +144,8 @@ def cross_entropy(
     ignore_index: int = -100,
     label_smoothing: float = 0.0,
 ) -> Tensor:
-    x, target, weight = autocast.widen(x, target, weight)
+    if autocast.cpu_on:
+        x, target, weight = autocast.widen(x, target, weight)
     if x._data.shape == target._data.shape:
         return _probabilities(x, target, weight, reduction, ignore_index, label_smoothing)
     if label_smoothing > 0.0:
@@ -214,7 +215,8 @@ def mse_loss(
     ExpandBackward0), so the mean is over the broadcast elements and the gradient is summed
     back; they then promote together (a float result, else PyTorch's error). With weights,
     PyTorch's weighted mean written with ops: sum(w * (x - t)**2) / sum(w)."""
-    x, target, weight = autocast.widen(x, target, weight)
+    if autocast.cpu_on:
+        x, target, weight = autocast.widen(x, target, weight)
     input_shape = x.shape
     if x.shape != target.shape:
         warnings.warn(

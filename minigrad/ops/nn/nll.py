@@ -232,7 +232,8 @@ def nll_loss(
     reduction: str = "mean",
     ignore_index: int = -100,
 ) -> Tensor:
-    logp, weight = autocast.widen(logp, weight)
+    if autocast.cpu_on:
+        logp, weight = autocast.widen(logp, weight)
     check_classes(logp, target)
     if logp.ndim == 3 or logp.ndim > 4:
         return _flattened(logp, target, weight, reduction, ignore_index)
