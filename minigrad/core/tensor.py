@@ -531,10 +531,30 @@ def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
 
 
 class Size(tuple):
-    """torch.Size: a tuple that prints like PyTorch's."""
+    """torch.Size: a tuple that prints like PyTorch's, and stays a Size when sliced, added to
+    a tuple or repeated (`x.shape[1:]`, `(B,) + x.shape`), as PyTorch's does."""
 
     def __repr__(self) -> str:
         return f"torch.Size({list(self)})"
+
+    def __getitem__(self, key: Any) -> Any:
+        item = tuple.__getitem__(self, key)
+        return Size(item) if isinstance(key, slice) else item
+
+    def __add__(self, other: Any) -> Size:
+        if not isinstance(other, tuple):
+            raise TypeError(
+                f"can only concatenate tuple (not {type(other).__name__}) to torch.Size"
+            )
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other: Any) -> Size:  # (tuple + Size: Python asks the subclass first)
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, times: Any) -> Size:
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
 
     def numel(self) -> int:
         return int(np.prod(self, dtype=np.int64))

@@ -64,3 +64,33 @@ def test_suffixes_wrap_as_torch_wraps_them(seed):
                 if how == "grad_fn":
                     t, m = t * 2, m * 2
                 assert str(m) == str(t)
+
+
+SIZE_EXPRESSIONS = [
+    "s",
+    "s[1:]",
+    "s[::-1]",
+    "s[0]",
+    "s[-1]",
+    "s + (5,)",
+    "(5,) + s",
+    "s + s",
+    "s * 2",
+    "2 * s",
+    "s[:0]",
+    "s + [1]",
+]
+
+
+@pytest.mark.parametrize("expression", SIZE_EXPRESSIONS)
+def test_size_stays_a_size_as_torchs(expression: str) -> None:
+    """`x.shape[1:]`, `(B,) + x.shape` and the like print as PyTorch's torch.Size."""
+    seen = []
+    for lib in (torch, mg):
+        s = lib.zeros(2, 3, 4).shape
+        try:
+            value = eval(expression, {"s": s})
+            seen.append((type(value).__name__, repr(value)))
+        except TypeError as error:
+            seen.append(("TypeError", str(error)))
+    assert seen[0] == seen[1]
