@@ -755,3 +755,20 @@ def test_equal_and_allclose_compare_parameters() -> None:
     b.load_state_dict(a.state_dict())
     assert minigrad.equal(a.weight, b.weight) is True
     assert minigrad.allclose(a.bias, b.bias) is True
+
+
+def test_module_list_repr_groups_repeats_as_torchs() -> None:
+    """A ModuleList prints a run of neighbours that print alike once ("(0-2): 3 x Linear"), as
+    PyTorch's does: a GPT's blocks, nested and after another child, and the empty list."""
+    seen = []
+    for lib in (torch_lib, load_lib("minigrad")):
+        nn = lib.nn
+        blocks = [nn.Sequential(nn.Linear(4, 4), nn.ReLU()) for _ in range(2)]
+        net = nn.Sequential(
+            nn.ModuleList([nn.Linear(2, 2) for _ in range(3)] + [nn.ReLU(), nn.Linear(2, 2)]),
+            nn.ModuleList([*blocks, nn.Sequential(nn.Linear(4, 4))]),
+            nn.ModuleList(),
+            nn.ModuleList([nn.Tanh()]),
+        )
+        seen.append(repr(net))
+    assert seen[0] == seen[1]

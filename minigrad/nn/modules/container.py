@@ -12,7 +12,7 @@ from typing import Any
 from ...core.tensor import Tensor
 from ...utils._typename import typename
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _addindent
 
 __all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
 
@@ -107,6 +107,19 @@ class ModuleList(_IndexedModules):
 
     def _slice(self, idx: slice) -> ModuleList:  # renumbered from 0
         return ModuleList(list(self._modules.values())[idx])
+
+    def _child_lines(self) -> list[str]:
+        """A run of neighbours that print alike is shown once, as PyTorch's ModuleList shows
+        it: "(0-2): 3 x Linear(...)" (a GPT's blocks, say)."""
+        reprs = [repr(module) for module in self._modules.values()]
+        lines, start = [], 0
+        for end in range(1, len(reprs) + 1):
+            if end == len(reprs) or reprs[end] != reprs[start]:
+                count = end - start
+                head = f"({start}): " if count == 1 else f"({start}-{end - 1}): {count} x "
+                lines.append(head + _addindent(reprs[start], 2))
+                start = end
+        return lines
 
     def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
         return self.extend(modules)

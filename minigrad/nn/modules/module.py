@@ -620,12 +620,16 @@ class Module:
         """The text between the parentheses of this module's repr; layers override it."""
         return ""
 
+    def _child_lines(self) -> list[str]:
+        """One "(name): repr" line per child module in this module's repr."""
+        return [
+            "(" + key + "): " + _addindent(repr(module), 2) for key, module in self._modules.items()
+        ]
+
     def __repr__(self) -> str:
         extra = self.extra_repr()
         extra_lines = extra.split("\n") if extra else []
-        child_lines = [
-            "(" + key + "): " + _addindent(repr(module), 2) for key, module in self._modules.items()
-        ]
+        child_lines = self._child_lines()
         lines = extra_lines + child_lines
         main = self._get_name() + "("
         if lines:
