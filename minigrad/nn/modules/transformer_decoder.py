@@ -20,6 +20,7 @@ from .normalization import LayerNorm
 from .transformer_parts import (
     SelfAttentionBlock,
     activation_fn,
+    attend,
     feed_forward,
     is_causal_mask,
     seq_len,
@@ -92,16 +93,9 @@ class TransformerDecoderLayer(SelfAttentionBlock, Module):
         key_padding_mask: Tensor | None,
         is_causal: bool = False,
     ) -> Tensor:
-        x = self.multihead_attn(
-            x,
-            mem,
-            mem,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            is_causal=is_causal,
-            need_weights=False,
-        )[0]
-        return self.dropout2(x)
+        return self.dropout2(
+            attend(self.multihead_attn, x, mem, attn_mask, key_padding_mask, is_causal)
+        )
 
     def _ff_block(self, x: Tensor) -> Tensor:
         return self.dropout3(feed_forward(self, x))

@@ -15,6 +15,7 @@ from .module import Module
 __all__ = [
     "SelfAttentionBlock",
     "activation_fn",
+    "attend",
     "feed_forward",
     "generate_square_subsequent_mask",
     "is_causal_mask",
@@ -56,6 +57,27 @@ def feed_forward(layer: Module, x: Tensor) -> Tensor:
     return layer.linear2(layer.dropout(layer.activation(layer.linear1(x))))
 
 
+def attend(
+    attention: Module,
+    x: Tensor,
+    memory: Tensor,
+    attn_mask: Tensor | None,
+    key_padding_mask: Tensor | None,
+    is_causal: bool,
+) -> Tensor:
+    """x attending to `memory` (itself, for self-attention), without the weights: the attention
+    step of every encoder and decoder block."""
+    return attention(
+        x,
+        memory,
+        memory,
+        attn_mask=attn_mask,
+        key_padding_mask=key_padding_mask,
+        need_weights=False,
+        is_causal=is_causal,
+    )[0]
+
+
 class SelfAttentionBlock:
     """_sa_block for a layer with self_attn and dropout1: attention without its weights."""
 
@@ -66,13 +88,4 @@ class SelfAttentionBlock:
         key_padding_mask: Tensor | None,
         is_causal: bool = False,
     ) -> Tensor:
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-            is_causal=is_causal,
-        )[0]
-        return self.dropout1(x)
+        return self.dropout1(attend(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal))
