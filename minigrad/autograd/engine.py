@@ -133,8 +133,10 @@ class GraphTask:
     ) -> None:
         self.roots, self.inputs = roots, inputs
         self.retain_graph, self.create_graph, self.capture = retain_graph, create_graph, capture
-        self.root_edges = [edge_of(t) for t in roots]
-        self.root_nodes = list(dict.fromkeys(n for n, _ in self.root_edges))
+        edges = self.root_edges = [edge_of(t) for t in roots]
+        self.root_nodes = (
+            [n for n, _ in edges] if len(edges) == 1 else list(dict.fromkeys(n for n, _ in edges))
+        )
         self.deps, order = compute_dependencies(self.root_nodes)
         for n, _ in self.root_edges:
             self.deps[n] = self.deps.get(n, 0) + 1  # the seed

@@ -146,7 +146,8 @@ def relu_backward(g: np.ndarray, result: np.ndarray) -> np.ndarray:
 
 
 def cross_entropy_forward(x: np.ndarray, target: np.ndarray, ignore_index: int):
-    """(log_softmax(x, 1), per-sample loss) of (N,C) logits and (N,) class targets."""
+    """(log_softmax(x, 1), per-sample loss, per-sample weight, count, first bad row or -1) of
+    (N,C) logits and (N,) class targets."""
     return _impl(x.dtype).cross_entropy_forward(x, target, ignore_index)
 
 

@@ -11,10 +11,13 @@ from numba import njit
 @njit(cache=True)
 def log_softmax_and_pick(shifted, e, target, ignore_index):
     """log_softmax from the rows shifted by their max and their exp (numpy's, see
-    `shift_by_row_max`), and each row's loss -logp[target] (0 where ignored)."""
+    `shift_by_row_max`); each row's loss -logp[target] and weight (0 where ignored), how many
+    rows count, and the first row whose target is out of range (-1: none)."""
     n, c = shifted.shape
     logp = np.empty((n, c), shifted.dtype)
     loss = np.zeros(n, shifted.dtype)
+    weights = np.zeros(n, shifted.dtype)
+    counted, bad = 0, -1
     for r in range(n):
         total = 0.0
         for j in range(c):
@@ -22,9 +25,17 @@ def log_softmax_and_pick(shifted, e, target, ignore_index):
         lse = np.log(total)
         for j in range(c):
             logp[r, j] = shifted[r, j] - lse
-        if target[r] != ignore_index:
-            loss[r] = -logp[r, target[r]]
-    return logp, loss
+        k = target[r]
+        if k == ignore_index:
+            continue
+        if k < 0 or k >= c:
+            if bad < 0:
+                bad = r
+            continue
+        loss[r] = -logp[r, k]
+        weights[r] = 1
+        counted += 1
+    return logp, loss, weights, counted, bad
 
 
 @njit(cache=True)

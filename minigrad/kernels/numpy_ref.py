@@ -245,13 +245,18 @@ def relu_backward(g: np.ndarray, result: np.ndarray) -> np.ndarray:
 
 # --- softmax + cross-entropy -------------------------------------------------------------
 def cross_entropy_forward(x: np.ndarray, target: np.ndarray, ignore_index: int):
-    """log_softmax(x, 1) of (N,C) logits and each sample's loss -logp[n, target[n]] (0 where
-    target == ignore_index): one pass for what cross_entropy's two graph nodes need."""
+    """log_softmax(x, 1) of (N,C) logits; each sample's loss -logp[n, target[n]] and weight
+    (both 0 where target == ignore_index); how many samples count; and the first sample whose
+    target is out of range (-1: none). One pass for what cross_entropy's two nodes need."""
     shifted = x - x.max(axis=1, keepdims=True)
     logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
     valid = target != ignore_index
+    wrong = np.flatnonzero(valid & ((target < 0) | (target >= x.shape[1])))
+    valid &= (target >= 0) & (target < x.shape[1])
     picked = logp[np.arange(x.shape[0]), np.where(valid, target, 0)]
-    return logp, np.where(valid, -picked, 0).astype(x.dtype, copy=False)
+    losses = np.where(valid, -picked, 0).astype(x.dtype, copy=False)
+    bad = int(wrong[0]) if wrong.size else -1
+    return logp, losses, valid.astype(x.dtype), int(valid.sum()), bad
 
 
 def nll_loss_backward(

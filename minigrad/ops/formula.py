@@ -40,7 +40,10 @@ def kernel_or_ops(
 
 def result(node_cls: type, out: np.ndarray, inputs: tuple, **kwargs: Any) -> Any:
     """A kernel's output: recorded as `node_cls` on Tensors, returned as it is on arrays."""
-    if isinstance(next(x for x in inputs if x is not None), Tensor):
+    first = inputs[0]
+    if first is None:
+        first = next(x for x in inputs if x is not None)
+    if isinstance(first, Tensor):
         return record(node_cls, out, inputs, **kwargs)
     return out
 

@@ -204,13 +204,31 @@ def _gather(a: Tensor, advanced: dict[int, np.ndarray], sources: tuple = ()) -> 
     gave, saved for backward's version check."""
     key = _numpy_key(a, advanced)
     data = np.ascontiguousarray(a._data[key])  # numpy may lay the result out transposed
+    return _record_gather(a, data, key, sources)
+
+
+def _take_rows(a: Tensor, index: Tensor) -> Tensor:
+    """a[idx] for one integer tensor (an embedding lookup): numpy's take checks the bounds as
+    it copies; a bad index goes the general way, for PyTorch's error."""
+    idx = index._data
+    if a._data.size:
+        try:
+            data = a._data.take(idx, axis=0)
+        except IndexError:
+            pass
+        else:  # (the key is a copy: backward reads the rows the forward read)
+            return _record_gather(a, data, (idx.astype(np.int64),), (index,))
+    return _gather(a, {0: idx}, (index,))
+
+
+def _record_gather(a: Tensor, data: np.ndarray, key: tuple, sources: tuple) -> Tensor:
     save = _saved(sources)
     return record(
         IndexBackward0,
         data,
         (a,),
         save=save,
-        self_sym_sizes=tuple(a.shape),
+        self_sym_sizes=a._data.shape,
         key=key,
         index_names=tuple(save),
     )
@@ -323,7 +341,7 @@ def getitem(a: Tensor, key: Any) -> Tensor:
     """a[key]: the basic indices as views (`index_views`), then the advanced ones gather a
     copy; a key that changes nothing is an alias, as in PyTorch."""
     if type(key) is Tensor and key._data.ndim and key._data.dtype.kind == "i" and a._data.ndim:
-        return _gather(a, {0: key._data}, (key,))  # (the usual `a[idx]`, an embedding lookup)
+        return _take_rows(a, key)  # (the usual `a[idx]`, an embedding lookup)
     out, advanced, sources = index_views(a, key)
     if advanced:
         return _gather(out, advanced, sources)

@@ -22,7 +22,14 @@ from .._record import operands, record
 from ..elementwise import div_scalar
 from ..reduction import LogSoftmaxBackward0
 from ..shape import broadcast_shapes
-from .nll import check_classes, check_weight, class_indices, nll_loss, reduce_nll
+from .nll import (
+    check_classes,
+    check_weight,
+    nll_loss,
+    out_of_bounds,
+    reduce_nll,
+    target_classes,
+)
 
 
 class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
@@ -51,10 +58,14 @@ def _fused(x: Tensor, target: Tensor, weight, reduction: str, ignore_index: int)
     check_classes(x, target)
     check_weight(weight, x)
     shape = x._data.shape
-    t = class_indices(target, shape[-1], ignore_index)
+    t = target_classes(target)
     t = t.reshape(()) if len(shape) == 1 else t
     rows = x._data.reshape(t.size, shape[-1])
-    logp_data, losses = kernels.cross_entropy_forward(rows, t.reshape(-1), ignore_index)
+    logp_data, losses, weights, count, bad = kernels.cross_entropy_forward(
+        rows, t.reshape(-1), ignore_index
+    )
+    if bad >= 0:
+        raise out_of_bounds(int(t.reshape(-1)[bad]))
     logp = record(
         _LossLogSoftmaxBackward0,
         logp_data.reshape(shape),
@@ -62,7 +73,9 @@ def _fused(x: Tensor, target: Tensor, weight, reduction: str, ignore_index: int)
         save_result=True,
         dim=len(shape) - 1,
     )
-    return reduce_nll(logp, losses.reshape(t.shape), t, weight, reduction, ignore_index, target)
+    counted = (weights.reshape(t.shape), count) if weight is None else None
+    losses = losses.reshape(t.shape)
+    return reduce_nll(logp, losses, t, weight, reduction, ignore_index, target, counted)
 
 
 def _check_smoothing(label_smoothing: float) -> None:

@@ -46,17 +46,26 @@ def check_weight(weight: Tensor | None, x: Tensor) -> None:
 
 def class_indices(target: Tensor, n_classes: int, ignore_index: int) -> np.ndarray:
     """The target's classes as int64 (same shape), checked like PyTorch checks them."""
+    t = target_classes(target)
+    if t.size and (t.min() < 0 or t.max() >= n_classes):  # two reductions in the usual case
+        bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+        if bad.any():
+            raise out_of_bounds(int(t[bad][0]))
+    return t
+
+
+def target_classes(target: Tensor) -> np.ndarray:
+    """The target's classes as int64, once its dtype is one PyTorch takes (bounds unchecked)."""
     t = target._data
     if t.dtype not in (np.int64, np.uint8):
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {_dtype_name(t.dtype)}"
         )
-    t = t.astype(np.int64, copy=False)
-    if t.size and (t.min() < 0 or t.max() >= n_classes):  # two reductions in the usual case
-        bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
-        if bad.any():
-            raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
-    return t
+    return t.astype(np.int64, copy=False)
+
+
+def out_of_bounds(target: int) -> IndexError:
+    return IndexError(f"Target {target} is out of bounds.")
 
 
 def _positions(t: np.ndarray, ndim: int) -> tuple:
@@ -167,30 +176,35 @@ def reduce_nll(
     reduction: str,
     ignore_index: int,
     target: Tensor,
+    counted: tuple | None = None,
 ) -> Tensor:
     """Weigh and reduce per-target losses (-logp at the target, 0 where ignored) and record
-    the node on logp; `t` is `target`'s classes shaped like `losses`."""
+    the node on logp; `t` is `target`'s classes shaped like `losses`; `counted`, without class
+    weights, each target's weight (1, or 0 where ignored) and their sum, if already known."""
     dtype = logp._data.dtype
-    valid = t != ignore_index
-    if weight is None:
-        weights = valid.astype(dtype)
+    count = None
+    if counted is not None:
+        weights, count = counted
+    elif weight is None:
+        weights = (t != ignore_index).astype(dtype)
     else:  # an ignored target weighs exactly 0, whatever weight[0] holds
+        valid = t != ignore_index
         weights = np.where(valid, weight._data[np.where(valid, t, 0)], dtype.type(0))
         losses = losses * weights
-    total = weights.sum(dtype=dtype) if reduction == "mean" else None
+    if reduction == "none":
+        total, count = None, dtype.type(0)
+    else:
+        count = weights.sum(dtype=dtype) if count is None else dtype.type(count)
+        total = count if reduction == "mean" else None
     scale = _divide(weights, total) if reduction == "mean" else weights
     terms = Terms(t, weights, ignore_index, reduction, total, scale, logp._data.shape)
     data = _reduce(losses.astype(dtype, copy=False), terms)
     cls = NllLoss2DBackward0 if logp.ndim == 4 else NllLossBackward0
-    if reduction == "none":
-        counted = dtype.type(0)
-    else:
-        counted = total if total is not None else weights.sum(dtype=dtype)
     save = {  # what PyTorch's node saves (grad_fn._saved_total_weight, ...), its ints included
         "self": logp,
         "target": target,
         "weight": weight,
-        "total_weight": Tensor._wrap(np.asarray(counted, dtype)),  # (its forward's 2nd output)
+        "total_weight": Tensor._wrap(np.asarray(count, dtype)),  # (its forward's 2nd output)
         "reduction": REDUCTIONS.index(reduction),
         "ignore_index": ignore_index % 2**64,  # (PyTorch shows the int64 as its uint64 bits)
     }
