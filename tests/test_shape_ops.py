@@ -147,6 +147,24 @@ def snip_values_beside_the_sweep(torch, out):
     out("atleast_1d of nothing", torch.atleast_1d())
 
 
+def snip_view_and_reshape_infer_like_pytorch(torch, out):
+    """-1 filled in, and each of PyTorch's messages for a shape that cannot be (a 0-element
+    tensor makes -1 ambiguous; dims below -1 are named)."""
+    shapes = [(-1, 30), (2, -1, 3), (-1,), (5, -1), (-1, 7), (-1, -1), (0, -1), (-1, 0)]
+    shapes += [(-2, 3), (-1, -2), (-2, -3), (1, -1), (3, 0), (-1, 5), (0,), ()]
+    for numel in (0, 1, 6, 30):
+        for shape in shapes:
+            x = torch.zeros(numel)
+            with out.raises(f"{numel} elements viewed as {shape}"):
+                out("view", tuple(x.view(*shape).shape) if shape else x.view(()).shape)
+            with out.raises(f"{numel} elements reshaped to {shape}"):
+                out("reshape", tuple(x.reshape(shape).shape))
+    with out.raises("view with no size"):
+        torch.zeros(2).view()
+    with out.raises("reshape with no shape"):
+        torch.zeros(2).reshape()
+
+
 @pytest.mark.parametrize("snippet", collect(globals()), ids=lambda f: f.__name__)
 def test_shape_ops_match_pytorch(snippet):
     assert_same(snippet)

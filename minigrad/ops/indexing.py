@@ -90,11 +90,13 @@ def scatter_into_zeros(g: Any, shape: tuple, key: Any, recorded_as: type[Node]) 
     accumulate)."""
     g_data = formula.data(g)
     data = np.zeros(shape, dtype=g_data.dtype)
-    if _view_key(key):
+    if _rows_key(key):  # x[idx]: whole rows added up (an embedding's)
+        if data.size:
+            width = data.size // shape[0]
+            rows = g_data.reshape(-1, width)
+            kernels.add_rows(data.reshape(shape[0], width), key[0].ravel(), rows)
+    elif _view_key(key):
         data[key] = g_data
-    elif _rows_key(key) and data.size:  # x[idx]: whole rows added up (an embedding's)
-        width = data.size // shape[0]
-        kernels.add_rows(data.reshape(shape[0], width), key[0].ravel(), g_data.reshape(-1, width))
     else:
         np.add.at(data, key, g_data)
     return formula.result(recorded_as, data, (g,), key=key)

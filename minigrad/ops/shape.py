@@ -55,16 +55,25 @@ def wrap_dims(dims: Any, ndim: int) -> list[int]:
 
 
 def _infer(shape: tuple, numel: int) -> tuple:
+    """`shape` with its -1 filled in from `numel`, or PyTorch's error."""
     if -1 in shape:
         if shape.count(-1) > 1:
             raise RuntimeError("only one dimension can be inferred")
-        known = math.prod(s for s in shape if s != -1)
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-        shape = tuple(numel // known if s == -1 else s for s in shape)
-    if math.prod(shape) != numel:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-    return shape
+        i = shape.index(-1)
+        known = math.prod(shape[:i]) * math.prod(shape[i + 1 :])
+        if known > 0 and not numel % known:
+            return (*shape[:i], numel // known, *shape[i + 1 :])
+    elif math.prod(shape) == numel and min(shape, default=0) >= 0:
+        return shape
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
+    if not numel and -1 in shape:
+        raise RuntimeError(
+            f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+            "unspecified dimension size -1 can be any value and is ambiguous"
+        )
+    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
 
 
 class ViewBackward0(Node):
@@ -83,6 +92,11 @@ def _as_view(a: Tensor, shape: tuple, cls: type[Node]) -> Tensor | None:
 
 
 def view(a: Tensor, *shape: Any) -> Tensor:
+    if not shape:
+        raise TypeError(
+            "view() received an invalid combination of arguments - got (), but expected one "
+            "of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n"
+        )
     out = _as_view(a, _infer(_shape_arg(shape), a._data.size), ViewBackward0)
     if out is None:
         raise RuntimeError(
@@ -109,6 +123,8 @@ class ReshapeAliasBackward0(ViewBackward0):
 def reshape(a: Tensor, *shape: Any) -> Tensor:
     """Like PyTorch: a view of a contiguous tensor (ViewBackward0), an alias of a strided one
     (ReshapeAliasBackward0), or, when strides do not allow a view, a clone viewed unsafely."""
+    if not shape:
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     shape = _infer(_shape_arg(shape), a._data.size)
     cls = ViewBackward0 if a._data.flags.c_contiguous else ReshapeAliasBackward0
     out = _as_view(a, shape, cls)

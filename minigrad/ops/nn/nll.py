@@ -148,7 +148,7 @@ def nll_input_grad(g, terms: Terms, x=None):
     """Zeros of the input's shape holding -g * weight (/ total) at each counted target; `x`,
     the input, is the double-backward node's second edge."""
     shape, t = terms.shape, terms.t
-    coef = (formula.data(g) * -terms.scale).reshape(-1)  # g is 0-d or shaped like t
+    coef = (terms.scale * -formula.data(g)).reshape(-1)  # g is 0-d or shaped like t
     rows = kernels.nll_loss_backward(
         coef, t.reshape(-1), terms.ignore_index, shape[min(1, len(shape) - 1)]
     )
