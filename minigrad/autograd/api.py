@@ -52,7 +52,7 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
                     f"grad can be implicitly created only for real scalar outputs "
                     f"but got {out.dtype}"
                 )
-            result.append(Tensor._wrap(np.ones(data.shape, dtype=data.dtype)))
+            result.append(_implicit_seed(data))
             continue
         if not isinstance(g, Tensor):
             g = Tensor._wrap(np.asarray(g, dtype=out._data.dtype))
@@ -71,6 +71,11 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
             g = Tensor._wrap(g._data.astype(out._data.dtype))
         result.append(g)
     return result
+
+
+def _implicit_seed(data: np.ndarray) -> Tensor:
+    """The 1 a scalar output is seeded with, shaped like it ((), (1,), (1, 1), ...)."""
+    return Tensor._wrap(np.array(1, dtype=data.dtype).reshape(data.shape))
 
 
 def _check_roots_and_inputs(outputs: tuple, inputs: tuple | None, retain: bool) -> None:
@@ -216,7 +221,22 @@ def tensor_backward(
     create_graph: bool = False,
     inputs: Any = None,
 ) -> None:
-    """Tensor.backward: `autograd.backward` from this tensor (attached in autograd/__init__)."""
+    """Tensor.backward: `autograd.backward` from this tensor (attached in autograd/__init__).
+    The usual `loss.backward()` (an op's float scalar, nothing else given) goes straight to
+    the engine: there is nothing for `backward`'s checks to find."""
+    data = self._data
+    if (
+        gradient is None
+        and not create_graph
+        and inputs is None
+        and self._grad_fn is not None
+        and self._base is None
+        and data.size == 1
+        and data.dtype.kind == "f"
+    ):
+        seeds = [_implicit_seed(data)]
+        engine.execute((self,), seeds, bool(retain_graph), False, None, capture=False)
+        return
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 

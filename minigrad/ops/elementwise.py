@@ -29,6 +29,10 @@ def _float_result(arrays: list[np.ndarray], dtype):
 def broadcast_operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], Any]:
     """`operands`, after checking that the shapes broadcast (PyTorch's error if not)."""
     tensors, arrays, dtype = operands(*values)
+    if len(arrays) == 2:
+        if not _pair_broadcasts(arrays[0].shape, arrays[1].shape):
+            broadcast_shapes(arrays[0].shape, arrays[1].shape)  # raises
+        return tensors, arrays, dtype
     first = None
     for x in arrays:
         if not x.shape:
@@ -39,6 +43,16 @@ def broadcast_operands(*values: Any) -> tuple[list[Tensor], list[np.ndarray], An
             broadcast_shapes(*(x.shape for x in arrays))
             break
     return tensors, arrays, dtype
+
+
+def _pair_broadcasts(a: tuple, b: tuple) -> bool:
+    """Whether two shapes broadcast together (the usual binary op: one test, no tuples)."""
+    if a == b:
+        return True
+    for n, m in zip(reversed(a), reversed(b)):
+        if n != m and n != 1 and m != 1:
+            return False
+    return True
 
 
 # --- binary ------------------------------------------------------------------------------
