@@ -343,7 +343,8 @@ def write_through(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
         value = other._data
         if value.dtype != data.dtype or (value.shape != data.shape and value.ndim):
             return False
-        if np.may_share_memory(data, value):
+        owners = value.base is None and data.base is None  # (two owners: two memories)
+        if value is data or not owners and np.may_share_memory(data, value):
             return False
         tensors = (t, other)
     else:
