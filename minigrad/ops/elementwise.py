@@ -345,12 +345,20 @@ def neg(a: Tensor) -> Tensor:
 
 
 # --- unary --------------------------------------------------------------------------------
+# numpy functions that never warn on a float (inf, NaN, huge, subnormal: checked with
+# np.errstate(all="raise")), so need no errstate around them (which costs ~1 us a call)
+QUIET = frozenset({np.tanh, np.arctan, np.arcsinh})
+
+
 def _unary(node_cls: type[Node], fn, a: Tensor, save_self=False, save_result=False) -> Tensor:
     x = a._data
     if x.dtype.kind != "f":
         x = cast(x, dtypes.get_default_dtype().np)  # ints become the default float
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    if fn in QUIET:
         data = fn(x)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            data = fn(x)
     return record(
         node_cls,
         data.astype(x.dtype, copy=False),

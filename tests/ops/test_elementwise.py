@@ -309,3 +309,25 @@ def test_div_rounding_mode_checks_saved_versions() -> None:
         return a.grad
 
     assert_same_outcome(fn)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_ops_run_without_errstate_never_warn(dtype: str) -> None:
+    """The unary ops computed outside np.errstate (elementwise.QUIET) stay silent on every
+    special value, as PyTorch is."""
+    import warnings
+
+    import numpy as np
+
+    import minigrad
+    from minigrad.ops.elementwise import QUIET
+
+    info = np.finfo(dtype)
+    values = [np.inf, -np.inf, np.nan, 0.0, -0.0, info.max, -info.max, info.tiny / 4, 1.0]
+    x = minigrad.tensor(np.array(values, dtype=dtype), requires_grad=True)
+    ops = {np.tanh: minigrad.tanh, np.arctan: minigrad.atan, np.arcsinh: minigrad.asinh}
+    assert set(ops) == QUIET
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for op in ops.values():
+            op(x).backward(minigrad.ones_like(x))
