@@ -250,7 +250,11 @@ def run_plain(task: GraphTask, seeds: Sequence[Tensor]) -> None:
 
     The loop every `loss.backward()` runs, so the usual case of each step is written out here
     (a node with one gradient in, its formula on arrays; a leaf's first gradient taken as it
-    is; a gradient delivered to a node's buffer); anything else goes the general way."""
+    is; a gradient delivered to a node's buffer); anything else goes the general way.
+
+    A leaf's AccumulateGrad runs as soon as its last gradient arrives, without a trip through
+    the queue: it would come out first anyway (its priority is the highest, ties in arrival
+    order), and nothing runs between."""
     heap, buffers, deps, retain = task.heap, task.buffers, task.deps, task.retain_graph
     pop, push, tie = heapq.heappop, heapq.heappush, task.tie
     for (node, slot), g in zip(task.root_edges, seeds):
@@ -258,13 +262,9 @@ def run_plain(task: GraphTask, seeds: Sequence[Tensor]) -> None:
     while heap:
         node = pop(heap)[2]
         grads = buffers.pop(node)
-        if node._is_accumulate_grad:
-            var = node.variable
-            if var._backward_hooks or var._post_acc_hooks or node._pre_hooks or node._post_hooks:
-                evaluate_function(task, node, [_tensor(g) for g in grads])
-            elif not _took_first_grad(var, grads[0]):
-                accumulate_grad(task, node, grads[0])
-            continue  # (it sends nothing on, and saves nothing)
+        if node._is_accumulate_grad:  # (a root: other leaves are reached below)
+            _accumulate_plain(task, node, grads)
+            continue
         if node._pre_hooks or node._post_hooks or node._tensor_hooks or node._retain_hooks:
             outs = evaluate_function(task, node, [_tensor(g) for g in grads])
             outs = [None if g is None else g._data.view() for g in outs]  # a hook saw them
@@ -301,7 +301,19 @@ def run_plain(task: GraphTask, seeds: Sequence[Tensor]) -> None:
             left = deps[nxt] - 1
             deps[nxt] = left
             if left == 0:
-                push(heap, (-nxt._seq_nr, next(tie), nxt))
+                if nxt._is_accumulate_grad:
+                    _accumulate_plain(task, nxt, buffers.pop(nxt))
+                else:
+                    push(heap, (-nxt._seq_nr, next(tie), nxt))
+
+
+def _accumulate_plain(task: GraphTask, node: Node, grads: list) -> None:
+    """A leaf's AccumulateGrad in a plain pass (it sends nothing on, and saves nothing)."""
+    var = node.variable
+    if var._backward_hooks or var._post_acc_hooks or node._pre_hooks or node._post_hooks:
+        evaluate_function(task, node, [_tensor(g) for g in grads])
+    elif not _took_first_grad(var, grads[0]):
+        accumulate_grad(task, node, grads[0])
 
 
 def _took_first_grad(var: Tensor, grad: Any) -> bool:
