@@ -8,6 +8,7 @@ from . import accelerator, amp, autograd, backends, cuda, linalg, random
 from . import ops as _ops  # binds the Tensor methods and operators
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .core import autocast as _autocast_state
+from .core import quiet as _quiet  # silences numpy's inf/NaN warnings, as PyTorch is silent
 from .core.anomaly import is_anomaly_enabled, set_detect_anomaly
 from .core.device import device, get_default_device, set_default_device
 from .core.dtypes import (
