@@ -11,7 +11,7 @@ from ..core.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomal
 from ..core.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from ..core.observe import record_steps
 from ..core.tensor import Tensor
-from . import functional, graph
+from . import forward_ad, functional, graph
 from .api import backward, grad, tensor_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
@@ -38,6 +38,7 @@ __all__ = [
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "forward_ad",
     "functional",
     "grad",
     "gradcheck",

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from . import forward_grad
 from .hooks import RemovableHandle, add_hook
 from .saved import FREED_MESSAGE, HOOKS, SavedTensor, SavedTensorHooks
 from .tensor import Tensor, _Untracked
@@ -168,6 +169,12 @@ class Node:
 
     def backward(self, *grads: Tensor | None) -> tuple:  # pragma: no cover - overridden
         raise NotImplementedError
+
+    def jvp(self, out: Any, tangents: list) -> Any:
+        """Forward mode's formula beside `backward`: the output's tangent (None for none) from
+        each input's (None where it has none), run on a node outside the graph that holds
+        what the op saved (ops/tangents.py). An op without one raises PyTorch's error."""
+        raise forward_grad.not_implemented(self)
 
     def _check_saved(self) -> None:
         """Every saved tensor checked in the order PyTorch's generated nodes unpack theirs

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, grad_mode
+from . import dtypes, forward_grad, grad_mode
 from .device import CPU, check_cpu, device
 from .formatting import format_tensor
 from .grad_mode import Anywhere
@@ -78,6 +78,7 @@ class Tensor:
     _is_inference = False
     _made_meta = None  # (shape, dtype) its grad_fn was made for, once reshaped without history
     _wrapped_number = False  # a Python number an op turned into a tensor (ops/_record.py)
+    _fw_grad = None  # (level generation, tangent) in forward-mode AD (core/forward_grad.py)
 
     @classmethod
     def _wrap(
@@ -481,6 +482,10 @@ class Tensor:
             extras.append(f"grad_fn=<{self._grad_fn.name().rsplit('::', 1)[-1]}>")
         elif self._requires_grad:
             extras.append("requires_grad=True")
+        tangent = forward_grad.tangent_of(self)
+        if tangent is not None:  # (a 0-d tangent prints as its number, as PyTorch's)
+            shown = repr(tangent.item()) if tangent.ndim == 0 else repr(tangent)
+            extras.append(f"tangent={shown}")
         return format_tensor(self._data, self.dtype, dtypes.get_default_dtype(), extras)
 
     def __format__(self, format_spec: str) -> str:

@@ -11,10 +11,12 @@ import numpy as np
 
 from ..core import anomaly, dtypes, events, grad_mode
 from ..core.dtypes import SCALAR_NAMES
+from ..core.forward_grad import Levels
 from ..core.grad_mode import Anywhere
 from ..core.node import Node, edge_of
 from ..core.observe import LISTENERS, emit
 from ..core.tensor import UNTRACKED_MESSAGE, Tensor, _Untracked
+from . import tangents
 
 USUAL_OPERANDS = frozenset({Tensor, float, int})  # (checked first, by type)
 
@@ -180,9 +182,12 @@ def record(
     """
     out = Tensor._wrap(data)
     if not should_record(inputs):
+        if Levels.active and tangents.has_tangents(inputs):
+            tangents.attach(node_cls, out, inputs, save, save_for, save_result, attrs)
         return out
     if data.dtype.kind in "biu":  # an integer result of a float input that requires grad
         raise RuntimeError(f"Autograd not support dtype: {SCALAR_NAMES[data.dtype.name]}")
+    given = save
     node = connect(node_cls(), inputs)
     if attrs:
         node.__dict__.update(attrs)
@@ -198,6 +203,8 @@ def record(
         node._save({"result": out})
     if LISTENERS or anomaly._State.enabled:
         announce(node, inputs, out)
+    if Levels.active and tangents.has_tangents(inputs):
+        tangents.attach(node_cls, out, inputs, given, save_for, save_result, attrs)
     return out
 
 
@@ -206,6 +213,8 @@ def record_many(
 ) -> list[Tensor]:
     """Like `record`, for an op with several outputs: one node, output i has output_nr i."""
     outs = [Tensor._wrap(d) for d in datas]
+    if Levels.active and tangents.has_tangents(inputs):
+        tangents.attach_many(node_cls, outs, inputs, attrs)
     if not should_record(inputs):
         return outs
     node = connect(node_cls(), inputs)

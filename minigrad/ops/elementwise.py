@@ -13,7 +13,7 @@ from ..core import dtypes
 from ..core.node import Node
 from ..core.shapes import iterator_layout
 from ..core.tensor import Tensor
-from . import formula
+from . import formula, tangents
 from ._record import cast, is_operand, operands, record
 from .shape import broadcast_shapes
 
@@ -70,6 +70,8 @@ def _times_alpha(y: np.ndarray, alpha: Any, dtype: dtypes.dtype) -> np.ndarray:
 
 
 class AddBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
 
@@ -104,6 +106,8 @@ def _check_sub(a: Any, b: Any) -> None:
 
 
 class SubBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return g, -g if self.alpha == 1 else g * -self.alpha
 
@@ -111,12 +115,16 @@ class SubBackward0(Node):
 class RsubBackward0(Node):
     """other - self, both tensors (the operator `tensor.__rsub__(tensor)`)."""
 
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return -g, g
 
 
 class RsubBackward1(Node):
     """number - self."""
+
+    jvp = tangents.elementwise
 
     def backward(self, g):
         return (-g,)
@@ -141,6 +149,8 @@ def rsub(a: Tensor, b: Any) -> Tensor:
 
 
 class MulBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         other = self.saved("other")
         self_ = self.saved("self")
@@ -161,6 +171,8 @@ def mul(a: Any, b: Any) -> Tensor:
 class DivBackward0(Node):
     """PyTorch's div_tensor_self/other_backward: g / other and -g * ((self / other) / other)."""
 
+    jvp = tangents.elementwise
+
     def backward(self, g):
         other = self.saved("other")
         self_ = self.saved("self")
@@ -172,6 +184,8 @@ class DivBackward0(Node):
 class DivBackward2(Node):
     """div with a rounding mode: piecewise constant, so both gradients are 0 whatever arrives
     (inf and NaN included), with no history. Both operands are saved, as PyTorch saves them."""
+
+    jvp = tangents.elementwise
 
     def backward(self, g):
         self.saved("self"), self.saved("other")  # unpacked, so version-checked, as in PyTorch
@@ -217,6 +231,8 @@ def rdiv(a: Tensor, other: Any) -> Tensor:
 
 class DivBackward1(Node):
     """Tensor / Scalar as PyTorch's own code calls it (at::div); `t / 2` records DivBackward0."""
+
+    jvp = tangents.elementwise
 
     def backward(self, g):
         return (g / self.other,)
@@ -276,6 +292,8 @@ def _pow_number(x: Any, e: Any) -> Any:
 class PowBackward0(Node):
     """PyTorch's pow_backward: g * (e * x.pow(e - 1)), zeros_like(x) for e = 0."""
 
+    jvp = tangents.elementwise
+
     def backward(self, g):
         x, e = self.saved("self"), self.exponent
         if e == 0:  # PyTorch: zeros_like(self), whatever the gradient holds
@@ -287,6 +305,8 @@ class PowBackward0(Node):
 class PowBackward1(Node):
     """PyTorch's pow_backward_self selects (0 where the exponent is 0); pow_backward_exponent
     multiplies g by where(self == 0 & exponent >= 0, 0, result * log(self))."""
+
+    jvp = tangents.elementwise
 
     def backward(self, g):
         x, e, r = self.saved("self"), self.saved("exponent"), self.saved("result")
@@ -306,6 +326,8 @@ class PowBackward1(Node):
 class PowBackward2(Node):
     """number ** tensor: g * result * log(base); for base 0, PyTorch puts 0 in place of
     result * log(0) where the exponent is >= 0 (and multiplies that by g)."""
+
+    jvp = tangents.elementwise
 
     def backward(self, g):
         r, e = self.saved("result"), formula.data(self.saved("exponent"))
@@ -330,6 +352,8 @@ def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 - torch.pow
 
 
 class NegBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (-g,)
 
@@ -369,6 +393,8 @@ def _unary(node_cls: type[Node], fn, a: Tensor, save_self=False, save_result=Fal
 
 
 class ExpBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g * self.saved("result"),)
 
@@ -378,6 +404,8 @@ def exp(a: Tensor) -> Tensor:
 
 
 class LogBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g / self.saved("self"),)
 
@@ -387,6 +415,8 @@ def log(a: Tensor) -> Tensor:
 
 
 class SinBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g * formula.cos(self.saved("self")),)
 
@@ -396,6 +426,8 @@ def sin(a: Tensor) -> Tensor:
 
 
 class CosBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g * -formula.sin(self.saved("self")),)
 
@@ -405,12 +437,16 @@ def cos(a: Tensor) -> Tensor:
 
 
 class TanhBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (tanh_backward(g, self.saved("result")),)
 
 
 class TanhBackwardBackward0(Node):
     """tanh's gradient as one recorded op under create_graph (PyTorch's tanh_backward)."""
+
+    jvp = tangents.elementwise
 
     def backward(self, gg):
         go, y = self.saved("grad_output"), self.saved("output")
@@ -438,12 +474,16 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 class SigmoidBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (sigmoid_backward(g, self.saved("result")),)
 
 
 class SigmoidBackwardBackward0(Node):
     """sigmoid's gradient as one recorded op under create_graph (PyTorch's sigmoid_backward)."""
+
+    jvp = tangents.elementwise
 
     def backward(self, gg):
         go, y = self.saved("grad_output"), self.saved("output")
@@ -464,6 +504,8 @@ def sigmoid(a: Tensor) -> Tensor:
 
 
 class ReluBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         r = self.saved("result")
         return (
@@ -478,6 +520,8 @@ class ReluBackward0(Node):
 class ThresholdBackwardBackward0(Node):
     """relu's gradient recorded as an op (create_graph), as PyTorch records threshold_backward:
     linear in the incoming gradient, flat (zero gradient) in the saved result."""
+
+    jvp = tangents.elementwise
 
     def backward(self, gg):
         r = self.saved("self")
@@ -505,6 +549,8 @@ class AbsBackward0(Node):
     create_graph the sign is recorded, as PyTorch's self.sgn(): the gradient then takes x's
     history even when g has none (g from an empty window of a view written in place)."""
 
+    jvp = tangents.elementwise
+
     def backward(self, g):
         x = self.saved("self")
         sign = formula.sign(x)
@@ -515,6 +561,8 @@ class AbsBackward0(Node):
 
 class SgnBackward0(Node):
     """The sign in abs's gradient: its own gradient is 0 (inf and NaN included), as PyTorch's."""
+
+    jvp = tangents.elementwise
 
     def backward(self, g):
         return (formula.zeros_like(g),)
@@ -527,6 +575,8 @@ def abs(a: Tensor) -> Tensor:  # noqa: A001
 
 
 class SqrtBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g / (2 * self.saved("result")),)
 
@@ -536,6 +586,8 @@ def sqrt(a: Tensor) -> Tensor:
 
 
 class ReciprocalBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         r = self.saved("result")
         return (-g * (r * r),)
@@ -548,6 +600,8 @@ def reciprocal(a: Tensor) -> Tensor:
 class ClampBackward1(Node):
     """clamp with number bounds; PyTorch names it ClampBackward1 whichever bounds are given.
     The gradient passes where min <= x <= max (not at NaN), selected as PyTorch's where does."""
+
+    jvp = tangents.elementwise
 
     def backward(self, g):
         x = formula.data(self.saved("self"))
@@ -565,6 +619,8 @@ class ClampBackward0(Node):
     gradient passes where min <= x <= max; a bound's where it is the value taken: min where
     x < min (and min < max), max where x > max (or max < min). NaN compares false throughout.
     `slots`: which of x, min, max are the node's inputs (clamp_min's node has no max)."""
+
+    jvp = tangents.elementwise
 
     slots = (0, 1, 2)
 
@@ -661,6 +717,8 @@ def _clamped(a: Tensor, min: Any, max: Any, number_node: type, tensor_node: type
 class WhereBackward0(Node):
     """The condition is saved as PyTorch saves it: changed in place, backward refuses."""
 
+    jvp = tangents.elementwise
+
     def backward(self, g):
         cond = formula.data(self.saved("condition"))
         ga = formula.keep(cond, g) if self.next_functions[0][0] is not None else None
@@ -724,6 +782,8 @@ def checked_scalar(value: Any, np_dtype: np.dtype) -> np.ndarray:
 
 class MaskedFillBackward0(Node):
     """The mask is saved as PyTorch saves it (version-checked)."""
+
+    jvp = tangents.elementwise
 
     def backward(self, g):
         return (formula.keep(~formula.data(self.saved("mask")), g, formula.MaskedFillKeep),)
