@@ -10,7 +10,9 @@ from typing import Any, NamedTuple
 from ..core import forward_grad
 from ..core.forward_grad import computing_tangents, set_tangent, tangent_of
 from ..core.grad_mode import _Mode
+from ..core.shapes import empty_like
 from ..core.tensor import Tensor
+from ..ops.inplace import OVERLAP_MESSAGE, overlapping
 
 __all__ = [
     "UnpackedDualTensor",
@@ -74,11 +76,19 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
             f"while the given forward gradient is of size {list(tangent.shape)}."
         )
-    if tangent._data.strides != tensor._data.strides:  # PyTorch copies it into the layout
-        tangent = tangent.clone()
+    if tangent._data.strides != tensor._data.strides:
+        tangent = _laid_out_as(tensor, tangent)
     dual = _view(tensor)
     set_tangent(dual, tangent)
     return dual
+
+
+def _laid_out_as(tensor: Tensor, tangent: Tensor) -> Tensor:
+    """PyTorch copies a tangent laid out differently into the primal's layout (a dense one;
+    an expanded primal cannot hold one, and PyTorch's copy says so)."""
+    if overlapping(tensor._data):
+        raise RuntimeError(OVERLAP_MESSAGE)
+    return Tensor._wrap(empty_like(tensor._data, tangent._data.dtype)).copy_(tangent)
 
 
 def _view(tensor: Tensor) -> Tensor:

@@ -90,12 +90,13 @@ class SavedTensor:
         "_shape",  # kept once the tensor itself is gone (packed or freed)
         "_history",  # packed: where the tensor's gradient went, given back to what unpack returns
         "_had_history",  # an input saved with a grad_fn, which detach_() may take away later
+        "_fw_grad",  # a saved output's tangent (forward mode), given back with it
     )
 
     def __init__(self, tensor: Tensor, is_output: bool) -> None:
         self._counter = tensor._version_counter
         self._version = self._counter.value
-        self._hooks = None
+        self._hooks = self._fw_grad = None
         if is_output:
             node = tensor._grad_fn  # an output is saved before anything can make it a view
             self._tensor = None
@@ -204,6 +205,7 @@ class SavedTensor:
         node = self._node_ref() if self._node_ref is not None else None
         if node is not None:
             out._grad_fn, out._output_nr = node, self._output_nr
+        out._fw_grad = self._fw_grad
         return out
 
     def _check_unchanged(self) -> None:

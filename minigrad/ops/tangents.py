@@ -25,6 +25,7 @@ from typing import Any
 from ..core import forward_grad
 from ..core.forward_grad import computing_tangents, set_tangent, tangent_of
 from ..core.node import Node
+from ..core.saved import SavedTensor
 from ..core.tensor import Tensor
 
 _TANGENT = Node.__new__(Node)  # marks an input that carries a tangent in a shadow node
@@ -54,6 +55,16 @@ def attach(
     with computing_tangents():
         tangent = node.jvp(out, tangents)
     set_tangent(out, _as_output_tangent(tangent, out))
+    _keep_with_saved_output(out)
+
+
+def _keep_with_saved_output(out: Tensor) -> None:
+    """A node that saved its own output gives it back with its tangent (PyTorch's
+    SavedVariable keeps the forward grad): forward over reverse needs it in the backward."""
+    node = out._grad_fn
+    for value in (node._saved or {}).values() if node is not None else ():
+        if type(value) is SavedTensor and value._tensor is None and value._data is out._data:
+            value._fw_grad = out._fw_grad
 
 
 def attach_many(node_cls: type[Node], outs: list, inputs: tuple, attrs: dict) -> None:

@@ -44,9 +44,10 @@ FLOAT_CHECKS = (
     "hook.rand",
     "anomaly",
     "version.rand",
+    "jvp.rand",
 )
 # float32 second-order gradients cancel down to rounding noise (x / x): float64 covers them
-F32_CHECKS = ("forward", "backward.rand", "backward.nan", "grad.noncontig")
+F32_CHECKS = ("forward", "backward.rand", "backward.nan", "grad.noncontig", "jvp.rand")
 PROMOTION_CHECKS = ("forward", "backward.rand", "grad.rand")
 
 

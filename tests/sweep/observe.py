@@ -15,6 +15,9 @@ hook        a hook on each output is called once with the output's gradient (an 
 anomaly     detect_anomaly(check_nan=True) with a finite and a nan/inf seed, check_nan=False
 version     every argument written in place after the op, then backward; the same with the
             output written in place (PyTorch refuses when the op saved what was written)
+jvp         forward mode: each differentiable argument made a dual tensor with a random tangent,
+            the op run once inside a dual level, each output's primal and tangent; then forward
+            over reverse: the gradients of a create_graph backward, and their tangents
 """
 
 from __future__ import annotations
@@ -251,6 +254,55 @@ def check_version(lib: ModuleType, ctx: Ctx, rec: Recorder) -> None:
         rec("leaf .grad", grads(b))
 
 
+def _duals(lib: ModuleType, ctx: Ctx, b: Any, differentiable: list[bool]) -> tuple:
+    """The op's args and kwargs with each differentiable tensor made a dual tensor (random
+    tangents, the same on both libraries), and those tangents."""
+    rng = rng_for(ctx.key + "/tangents")
+    fw = lib.autograd.forward_ad
+    swap, tangents = {}, []
+    for t, wanted in zip(b.tensors, differentiable):
+        if wanted and id(t) not in swap:
+            tangent = lib.tensor(rng.uniform(-1, 1, tuple(t.shape)), dtype=t.dtype)
+            swap[id(t)] = fw.make_dual(t, tangent)
+            tangents.append(tangent)
+
+    def one(a: Any) -> Any:
+        if isinstance(a, list):
+            return [one(i) for i in a]
+        return swap.get(id(a), a) if is_tensor(a) else a
+
+    return [one(a) for a in b.args], {k: one(v) for k, v in b.kwargs.items()}, tangents
+
+
+def _tangents(lib: ModuleType, values: Any) -> list:
+    """Each value's tangent, detached: whether PyTorch's tangent requires grad depends on
+    whether its formula happened to multiply by a zero tangent it made (not compared)."""
+    fw = lib.autograd.forward_ad
+    tangents = [None if v is None else fw.unpack_dual(v).tangent for v in values]
+    return [None if t is None else t.detach() for t in tangents]
+
+
+def check_jvp(lib: ModuleType, ctx: Ctx, rec: Recorder) -> None:
+    differentiable = [t.requires_grad for t in build(lib, ctx.planned, True, ctx.clone).tensors]
+    fw = lib.autograd.forward_ad
+    with rec.phase("forward mode"):
+        b = build(lib, ctx.planned, False, ctx.clone)
+        with fw.dual_level():
+            args, kwargs, _ = _duals(lib, ctx, b, differentiable)
+            outs = tensors_in(ctx.op.call(lib, *args, **kwargs))
+            rec("outputs", outs)
+            rec("their tangents", _tangents(lib, outs))
+    with rec.phase("forward over reverse"):
+        b = build(lib, ctx.planned, True, ctx.clone)
+        with fw.dual_level():
+            args, kwargs, _ = _duals(lib, ctx, b, differentiable)
+            outs = diff_outputs(ctx.op.call(lib, *args, **kwargs))
+            seeds = seeds_for(lib, outs, ctx.seed, ctx.key)
+            first = lib.autograd.grad(outs, b.leaves, seeds, create_graph=True, allow_unused=True)
+            rec("grads", list(first))
+            rec("their tangents", _tangents(lib, first))
+
+
 CHECKS: dict[str, Callable[[ModuleType, Ctx, Recorder], None]] = {
     "forward": check_forward,
     "backward": check_backward,
@@ -260,4 +312,5 @@ CHECKS: dict[str, Callable[[ModuleType, Ctx, Recorder], None]] = {
     "hook": check_hook,
     "anomaly": check_anomaly,
     "version": check_version,
+    "jvp": check_jvp,
 }
