@@ -205,7 +205,8 @@ class SavedTensor:
         node = self._node_ref() if self._node_ref is not None else None
         if node is not None:
             out._grad_fn, out._output_nr = node, self._output_nr
-        out._fw_grad = self._fw_grad
+        if self._fw_grad is not None:
+            out._fw_grad = self._fw_grad
         return out
 
     def _check_unchanged(self) -> None:
