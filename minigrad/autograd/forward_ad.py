@@ -63,7 +63,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     for name, t in (("primal", tensor), ("tangent", tangent)):
         if not t.dtype.is_floating_point:
             raise ValueError(
-                f"Expected {name} to be floating point or complex, but got: {t.dtype}"
+                f"Expected {name} to be floating point or complex, but got: torch.{t.dtype.name}"
             )
     if tangent_of(tensor) is not None:
         raise RuntimeError(
@@ -105,7 +105,10 @@ class UnpackedDualTensor(NamedTuple):
 
 
 def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
-    """(primal, tangent) of a dual tensor; (tensor, None) for any other."""
+    """(primal, tangent) of a dual tensor; (tensor, None) for any other (anything at all
+    when no level is open)."""
+    if forward_grad.Levels.level is None:
+        return UnpackedDualTensor(tensor, None)
     if not isinstance(tensor, Tensor):
         raise TypeError(
             f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "

@@ -620,9 +620,23 @@ class ClampBackward0(Node):
     x < min (and min < max), max where x > max (or max < min). NaN compares false throughout.
     `slots`: which of x, min, max are the node's inputs (clamp_min's node has no max)."""
 
-    jvp = tangents.elementwise
-
     slots = (0, 1, 2)
+    keeps_ties = False  # (clamp_min and clamp_max give x's tangent where x equals the bound)
+
+    def jvp(self, out, tangents):
+        """PyTorch's: the tangent of whichever value was taken. With one bound clamp takes the
+        bound's where x is not strictly inside (NaN included), clamp_min/clamp_max x's where it
+        equals the bound; with both, x's tangent unless x is beyond one."""
+        given = dict(zip(self.slots, tangents, strict=True))
+        x, lo, hi = self.saved("self"), self.saved("min"), self.saved("max")
+        zero = formula.zeros_like(out)
+        tx, tlo, thi = (given.get(i) for i in range(3))
+        tx, tlo, thi = (zero if t is None else t.expand(out.shape) for t in (tx, tlo, thi))
+        if lo is None:
+            return where(x <= hi if self.keeps_ties else x < hi, tx, thi)
+        if hi is None:
+            return where(x >= lo if self.keeps_ties else x > lo, tx, tlo)
+        return where(lo > hi, thi, where(x < lo, tlo, where(x > hi, thi, tx)))
 
     def backward(self, g):
         x = formula.data(self.saved("self"))
@@ -672,6 +686,7 @@ class ClampMinBackward1(ClampBackward0):
     """clamp_min(x, tensor)."""
 
     slots = (0, 1)
+    keeps_ties = True
 
 
 class ClampMaxBackward0(ClampBackward1):
@@ -682,6 +697,7 @@ class ClampMaxBackward1(ClampBackward0):
     """clamp_max(x, tensor)."""
 
     slots = (0, 2)
+    keeps_ties = True
 
 
 def clamp_min(a: Tensor, min: Any) -> Tensor:  # noqa: A002
@@ -790,7 +806,18 @@ class MaskedFillBackward0(Node):
 
 
 class MaskedFillBackward1(Node):
-    """A 0-dim tensor value gets the sum of the gradient at the filled places."""
+    """A 0-dim tensor value gets the sum of the gradient at the filled places; its tangent
+    goes to every filled place."""
+
+    def jvp(self, out, tangents):
+        mask = formula.data(self.saved("mask"))
+        shape = out._data.shape
+        terms = [
+            formula.keep(m, t if t._data.shape == shape else t.expand(shape))
+            for m, t in zip((~mask, mask), tangents)
+            if t is not None
+        ]
+        return terms[0] if len(terms) == 1 else terms[0] + terms[1]
 
     def backward(self, g):
         mask = formula.data(self.saved("mask"))
