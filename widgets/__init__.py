@@ -6,6 +6,7 @@
     fwd.player()                                   # watch the graph grow, op by op
     with record_backward(loss, forward=fwd) as bwd: loss.backward()
     bwd.player()                                   # watch the engine run, edge by edge
+    forward_and_reverse(f, [x], [v])               # forward mode (tangents) and reverse mode
 
 widgets reads minigrad (and torch, when handed torch objects); nothing here is imported by minigrad.
 """
@@ -13,6 +14,7 @@ widgets reads minigrad (and torch, when handed torch objects); nothing here is i
 from .api import draw_graph
 from .language import set_language
 from .model import GEdge, GNode, Graph
+from .modes import ModesView, forward_and_reverse
 from .player import BackwardPlayer, ForwardPlayer
 from .svg import LayoutError
 from .trace import record_backward, record_forward
@@ -28,7 +30,9 @@ __all__ = [
     "GraphBuilder",
     "GraphView",
     "LayoutError",
+    "ModesView",
     "draw_graph",
+    "forward_and_reverse",
     "record_backward",
     "record_forward",
     "set_language",

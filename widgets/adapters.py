@@ -29,6 +29,13 @@ def is_torch(obj: Any) -> bool:
     return module.startswith("torch") or (module == "builtins" and hasattr(obj, "next_functions"))
 
 
+def library_of(t: Any) -> Any:
+    """The module a tensor comes from, minigrad or torch (imported by whoever made `t`)."""
+    import importlib
+
+    return importlib.import_module("torch" if is_torch(t) else "minigrad")
+
+
 def is_tensor(obj: Any) -> bool:
     """Duck-typed tensor test: both libraries' tensors have these attributes, nodes do not."""
     return hasattr(obj, "requires_grad") and hasattr(obj, "grad_fn") and hasattr(obj, "shape")

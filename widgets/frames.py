@@ -131,7 +131,13 @@ class FrameMaker:
         text = self.say("step.node_created", when=when, node=self.name(node), shape=shape)
         text += self.say("step.created_from", args=args) if args else ""
         text += f" = {values}" if values is not None else ""
-        return {"node": self.nid(node), "text": text, "show": self._appears_with(node)}
+        frame = {"node": self.nid(node), "show": self._appears_with(node)}
+        tangent = rec.get("tangent")
+        if tangent is not None:  # forward mode: the directional derivative, in the same pass
+            frame["tangent"] = edge_text(tangent, self.lang)
+            frame["tangent_full"] = summarize(tangent, self.lang)
+            text += self.say("step.tangent", tangent=frame["tangent_full"])
+        return {**frame, "text": text}
 
     def on_backward_start(self, rec: dict) -> dict:
         self.passes += 1

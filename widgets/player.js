@@ -687,11 +687,24 @@ function midpointOf(view, el) {
 
 function drawEdgeLabel(view, f) {
   const badge = view.edgeLabel;
+  if (view.mode === "forward") return drawTangent(view, f);
   const el = f.edge === undefined ? null : elementOf(view, f.edge);
   const text = f.edge_label ?? f.grad;
   const mid = el && text ? midpointOf(view, el) : null;
   if (!mid) return hideBadge(badge);
   placeBadge(badge, text, mid.x, mid.y, 0.5, 0.5, f.grad_full || f.grad || text, view.paper);
+  badge.dataset.for = el;
+}
+
+// forward mode in a dual level: the tangent the new node's output carries, under the node
+function drawTangent(view, f) {
+  const badge = view.edgeLabel;
+  const el = f.tangent && f.node !== undefined ? elementOf(view, f.node) : null;
+  const box = el ? boxOf(view, el) : null;
+  if (!box) return hideBadge(badge);
+  const text = say(view.texts, "tangent_badge", { tangent: f.tangent });
+  placeBadge(badge, text, box.x + box.width / 2, box.y + box.height + 2, 0.5, 0,
+             f.tangent_full || text, view.paper);
   badge.dataset.for = el;
 }
 
@@ -962,7 +975,12 @@ function paintPanel(view) {
 function paintCreated(view) {
   const { created } = view.state;
   const recent = created.slice(-(view.opened.created ? LONG_LIST : SHORT_LIST)).reverse();
-  const lines = recent.map((id) => ({ text: title(view, id) }));
+  const line = (id) => {
+    const tangent = view.tangents.get(id);
+    return tangent === undefined ? title(view, id)
+      : say(view.texts, "created_with_tangent", { node: title(view, id), tangent });
+  };
+  const lines = recent.map((id) => ({ text: line(id) }));
   fill(view, "created", lines, created.length, say(view.texts, "nothing_yet"));
   const head = view.sections.created.parentElement.querySelector(".mg-title");
   head.textContent = say(view.texts, "section.created_count", { n: created.length });
@@ -1187,6 +1205,7 @@ function reload(view) {
   const packed = model.get("frames_json"); // a live player's; a saved replay has `frames`
   view.frames = packed ? JSON.parse(packed) : model.get("frames") || [];
   view.titles = model.get("titles") || {};
+  view.tangents = new Map(view.frames.filter((f) => f.tangent).map((f) => [f.node, f.tangent]));
   view.alias = model.get("alias") || {};
   view.groups = groupMembers(view.alias, model.get("boxes") || {});
   view.doable = doableIds(view.frames);

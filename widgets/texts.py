@@ -22,6 +22,16 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{when}：创建 {node}，输出 {shape}",
     ),
     "step.created_from": (" from {args}", "，输入 {args}"),
+    "step.tangent": ("; its tangent {tangent}", "；它的切向量 {tangent}"),
+    # --- forward_and_reverse (modes.py) -------------------------------------------------------
+    "modes.forward": (
+        "Forward mode: one pass on dual inputs gives f(x) and J·v (each node's tangent below it)",
+        "前向模式：对偶输入跑一遍，同时得到 f(x) 和 J·v（每个节点的切向量标在它下面）",
+    ),
+    "modes.backward": (
+        "Reverse mode: one backward pass gives vᵀJ for every input at once",
+        "反向模式：一次反向传播，同时得到所有输入的 vᵀJ",
+    ),
     "step.backward_start": (
         "backward #{n} from {roots}{mode}: {count} nodes wait for gradients",
         "第 {n} 次反向传播，从 {roots} 开始{mode}：{count} 个节点在等待梯度",
@@ -153,6 +163,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "player.passes": (", {n} backward {word}", "，{n} 次反向传播"),
     # --- the player's front end (player.js): sent with its data -------------------------------
     "ui.section.created": ("Created so far", "已创建"),
+    "ui.tangent_badge": ("tangent {tangent}", "切向量 {tangent}"),
+    "ui.created_with_tangent": ("{node}: tangent {tangent}", "{node}：切向量 {tangent}"),
     "ui.section.created_count": (
         "Created so far ({n}, newest first)",
         "已创建（{n} 个，最新的在前）",

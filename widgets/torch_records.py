@@ -70,10 +70,19 @@ def forward_mode(records: list[dict]):
                         inputs=inputs if mine else [],
                         output=out if mine else None,
                         shape=adapters.output_shape(node),
+                        tangent=_tangent(out) if mine else None,
                     )
                 )
 
     return _ForwardMode()
+
+
+def _tangent(t: Any):
+    """The tangent a torch tensor carries inside a dual level, as a numpy copy (else None)."""
+    from torch.autograd import forward_ad
+
+    tangent = forward_ad.unpack_dual(t).tangent
+    return None if tangent is None else _np(tangent)
 
 
 def _np(t: Any):

@@ -12,6 +12,7 @@ from ..core.forward_grad import computing_tangents, set_tangent, tangent_of
 from ..core.grad_mode import _Mode
 from ..core.shapes import empty_like
 from ..core.tensor import Tensor
+from ..ops._record import announce
 from ..ops.inplace import OVERLAP_MESSAGE, overlapping
 
 __all__ = [
@@ -80,6 +81,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         tangent = _laid_out_as(tensor, tangent)
     dual = _view(tensor)
     set_tangent(dual, tangent)
+    if dual._grad_fn is not None:  # (observers hear of the view once it carries its tangent)
+        announce(dual._grad_fn, (tensor,), dual)
     return dual
 
 

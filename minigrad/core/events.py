@@ -93,8 +93,11 @@ def node_created(
     inputs: list[TensorLike | None],
     output: TensorLike | None,
     shape: tuple[int, ...] | None,
+    tangent: Array | None = None,
 ) -> Record:
-    """An op joined the graph: `node` differentiates `output` (of `shape`) made from `inputs`."""
+    """An op joined the graph: `node` differentiates `output` (of `shape`) made from `inputs`.
+    In forward mode (inside a dual level), `tangent` is the tangent `output` carries: the
+    directional derivative computed in the same pass."""
 
 
 # --- backward, in the order a pass reports them -------------------------------------------------

@@ -201,10 +201,10 @@ def record(
         node._save(save)
     if save_result:
         node._save({"result": out})
-    if LISTENERS or anomaly._State.enabled:
-        announce(node, inputs, out)
     if Levels.active and tangents.has_tangents(inputs):
         tangents.attach(node_cls, out, inputs, given, save_for, save_result, attrs)
+    if LISTENERS or anomaly._State.enabled:
+        announce(node, inputs, out)
     return out
 
 
@@ -261,14 +261,21 @@ def input_meta(t: Tensor, edge: tuple) -> tuple:
 
 
 def announce(node: Node, inputs: tuple, out: Tensor) -> None:
-    """Anomaly mode remembers where the node was made; observers hear that it was."""
+    """Anomaly mode remembers where the node was made; observers hear that it was (not of
+    the ops a tangent formula runs: they are forward mode's arithmetic, not the program's)."""
     if anomaly._State.enabled:
         node._anomaly_trace = anomaly.forward_trace()
-    if LISTENERS:
+    if LISTENERS and not Levels.computing:
         shape = tuple(out._data.shape)
+        tangent = tangents.tangent_of(out)
         emit(
             events.node_created(
-                node=node, name=node.name(), inputs=list(inputs), output=out, shape=shape
+                node=node,
+                name=node.name(),
+                inputs=list(inputs),
+                output=out,
+                shape=shape,
+                tangent=None if tangent is None else np.array(tangent._data, copy=True),
             )
         )
 
