@@ -4,7 +4,7 @@
 
 import importlib as _importlib
 
-from . import accelerator, amp, autograd, backends, cuda, linalg, random
+from . import accelerator, amp, autograd, backends, cuda, func, linalg, random
 from . import ops as _ops  # binds the Tensor methods and operators
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .core import autocast as _autocast_state
@@ -250,6 +250,7 @@ def is_autocast_enabled(device_type: str = "cuda") -> bool:  # noqa: D103
 
 # --- end of the mixed precision block
 matrix_exp = _ops.matrix_exp.matrix_exp
+vmap = func.vmap  # torch.vmap is torch.func.vmap
 
 
 def equal(a: Tensor, b: Tensor) -> bool:  # noqa: D103

@@ -22,6 +22,7 @@ FLOORS = {  # each may import only from floors at or below its own number
     "minigrad.creation": 1,
     "minigrad.autograd": 2,
     "minigrad.nn": 3,
+    "minigrad.func": 3,
     "minigrad.optim": 3,
     "minigrad.utils": 3,
     "minigrad.serialization": 3,

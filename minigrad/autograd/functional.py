@@ -1,21 +1,26 @@
 """torch.autograd.functional: Jacobians, Hessians and vector products of whole functions.
 
-Built as PyTorch builds them (torch/autograd/functional.py), from reverse-mode `grad` calls: the
-same argument checks and messages, the same strict-mode errors, zeros for inputs an output does
-not depend on, and results detached unless create_graph=True. minigrad has no forward-mode AD:
-jvp and hvp use the double-backward trick (as PyTorch's do), and jacobian's "forward-mode"
-strategy computes the same matrix in reverse mode.
+The same argument checks and messages as PyTorch's, the same strict-mode errors, zeros for
+inputs an output does not depend on, and results detached unless create_graph=True. vjp, vhp
+and the reverse-mode jacobian are reverse-mode `grad` calls. jvp, hvp and jacobian's
+"forward-mode" strategy use the real forward mode (forward_ad's dual tensors) where PyTorch
+uses the double-backward trick or vmapped forward AD: jvp is one forward pass, hvp one forward
+pass over the gradient's backward (forward over reverse), and the forward-mode Jacobian one
+forward pass per input element.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
 from ..core import grad_mode
+from ..core.forward_grad import tangent_of
 from ..core.tensor import Tensor
-from ..creation import zeros_like
+from ..creation import ones_like, zeros, zeros_like
 from ..ops.shape import stack
+from . import forward_ad
 from .api import grad as autograd_grad
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
@@ -193,33 +198,74 @@ def vjp(
     )
 
 
+def _independent_inputs(outputs: tuple, inputs: tuple) -> list[int]:
+    """The inputs no output depends on (strict mode refuses them, as PyTorch's reverse-mode
+    checks do; found with one backward pass)."""
+    grads = _grad(outputs, inputs, tuple(zeros_like(o) for o in outputs))
+    return [i for i, g in enumerate(grads) if g is None]
+
+
+def _tangents(outputs: tuple, strict: bool, stage: str) -> tuple:
+    """The outputs' tangents, zeros where an output carries none."""
+    found = tuple(tangent_of(o) for o in outputs)
+    return _fill_in_zeros(found, outputs, strict, False, stage)
+
+
 def jvp(
     func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
 ) -> tuple:
-    """(func(inputs), J v), by the double-backward trick."""
+    """(func(inputs), J v), in one forward-mode pass."""
     with grad_mode.enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _preprocess(inputs, create_graph, need_graph=True)
         v = _vector(v, inputs, inputs_tuple, "jvp", create_graph, _OF_INPUT)
-        outputs_tuple, outputs = _as_tuple(
-            func(*inputs), "outputs of the user-provided function", "jvp"
-        )
-        _check_requires_grad(outputs, "outputs", strict)
-        grad_outputs = tuple(zeros_like(o).requires_grad_(True) for o in outputs)
-        grad_inputs = _grad(outputs, inputs, grad_outputs, create_graph=True)
-        _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with grad_mode.set_grad_enabled(create_graph or grad_mode.is_grad_enabled()):
-        result = _fill_in_zeros(
-            _grad(grad_inputs, grad_outputs, v, create_graph),
-            outputs,
-            strict,
-            create_graph,
-            "back_trick",
-        )
+        v = v if v is not None else (ones_like(inputs[0]),)
+        with forward_ad.dual_level():
+            duals = tuple(forward_ad.make_dual(x, t) for x, t in zip(inputs, v))
+            outputs_tuple, outputs = _as_tuple(
+                func(*duals), "outputs of the user-provided function", "jvp"
+            )
+            _check_requires_grad(outputs, "outputs", strict)
+            unused = _independent_inputs(outputs, inputs) if strict else []
+            if unused:
+                raise RuntimeError(_STRICT_NONE["back"].format(i=unused[0]))
+            result = _tangents(outputs, strict, "back_trick")
     return (
         _unpack(_postprocess(outputs, create_graph), outputs_tuple),
         _unpack(_postprocess(result, create_graph), outputs_tuple),
     )
+
+
+def _forward_jacobian(func: Callable, inputs: tuple, outputs: tuple) -> tuple:
+    """J[i][j] by forward mode: one pass of func per element of each input, the element's
+    unit tangent in, every output's tangent out (a column of each block)."""
+    columns: list[list[list]] = [[] for _ in inputs]
+    for j, x in enumerate(inputs):
+        for k in range(x.numel()):
+            unit = zeros(x.numel(), dtype=x.dtype)
+            unit[k] = 1
+            with forward_ad.dual_level():
+                args = list(inputs)
+                args[j] = forward_ad.make_dual(x, unit.view(tuple(x.shape)))
+                _, outs = _as_tuple(
+                    func(*args), "outputs of the user-provided function", "jacobian"
+                )
+                columns[j].append(_tangents(outs, False, "back"))
+    return tuple(
+        tuple(
+            stack([col[i] for col in columns[j]], dim=out.dim()).view(
+                tuple(out.shape) + tuple(x.shape)
+            )
+            if x.numel()
+            else zeros(tuple(out.shape) + tuple(x.shape), dtype=out.dtype)
+            for j, x in enumerate(inputs)
+        )
+        for i, out in enumerate(outputs)
+    )
+
+
+def _lists(value: Any) -> Any:
+    return [_lists(v) for v in value] if isinstance(value, tuple) else value
 
 
 def jacobian(
@@ -230,8 +276,9 @@ def jacobian(
     vectorize: bool = False,
     strategy: str = "reverse-mode",
 ) -> Any:
-    """J[i][j] = d outputs[i] / d inputs[j], shaped output.shape + input.shape (one backward
-    per output element; `vectorize` changes nothing but the checks)."""
+    """J[i][j] = d outputs[i] / d inputs[j], shaped output.shape + input.shape: one backward
+    per output element (reverse-mode) or one forward pass per input element (forward-mode);
+    `vectorize` changes nothing but the checks."""
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError(
             'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
@@ -269,6 +316,11 @@ def jacobian(
                 "not supported together. Please either set `strict=False` or "
                 "`vectorize=False`."
             )
+        if strategy == "forward-mode":
+            table = _forward_jacobian(func, inputs, outputs)
+            result = _unpack(_postprocess(table, False), (outputs_tuple, inputs_tuple))
+            # PyTorch's forward-mode answer for tuple inputs is made of lists
+            return _lists(result) if inputs_tuple else result
         table = []
         for i, out in enumerate(outputs):
             columns: list[list] = [[] for _ in inputs]
@@ -344,29 +396,40 @@ def hessian(
 def _hessian_product(
     name: str, func: Callable, inputs: Any, v: Any, create_graph: bool, strict: bool
 ) -> tuple:
-    """vhp and hvp: the gradient, then its vector product (v^T H == H v: H is symmetric)."""
+    """vhp and hvp: the gradient (with its graph), then v^T H by a backward pass over it
+    (vhp) or H v as the gradient's tangent when the inputs carry v (hvp: forward over
+    reverse, one pass)."""
+    forward = name == "hvp"
     with grad_mode.enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", name)
         inputs = _preprocess(inputs, create_graph, need_graph=True)
         v = _vector(v, inputs, inputs_tuple, name, create_graph, _OF_INPUT)
-        outputs_tuple, outputs = _as_tuple(
-            func(*inputs), "outputs of the user-provided function", name
-        )
-        _check_requires_grad(outputs, "outputs", strict)
-        if outputs_tuple:
-            raise RuntimeError(f"The function given to {name} should return a single Tensor")
-        if outputs[0].numel() != 1:
-            raise RuntimeError(
-                f"The Tensor returned by the function given to {name} should contain a "
-                "single element"
+        with forward_ad.dual_level() if forward else contextlib.nullcontext():
+            args = inputs
+            if forward:
+                v = v if v is not None else (ones_like(inputs[0]),)
+                args = tuple(forward_ad.make_dual(x, t) for x, t in zip(inputs, v))
+            outputs_tuple, outputs = _as_tuple(
+                func(*args), "outputs of the user-provided function", name
             )
-        jac = _grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
-    with grad_mode.set_grad_enabled(create_graph or grad_mode.is_grad_enabled()):
-        stage = "double_back" if name == "vhp" else "double_back_trick"
-        result = _fill_in_zeros(
-            _grad(jac, inputs, v, create_graph), inputs, strict, create_graph, stage
-        )
+            _check_requires_grad(outputs, "outputs", strict)
+            if outputs_tuple:
+                raise RuntimeError(f"The function given to {name} should return a single Tensor")
+            if outputs[0].numel() != 1:
+                raise RuntimeError(
+                    f"The Tensor returned by the function given to {name} should contain a "
+                    "single element"
+                )
+            jac = _grad(outputs, args, create_graph=True)
+            _check_requires_grad(jac, "jacobian", strict)
+            if forward:
+                found = tuple(None if g is None else tangent_of(g) for g in jac)
+                result = _fill_in_zeros(found, inputs, strict, create_graph, "double_back_trick")
+    if not forward:
+        with grad_mode.set_grad_enabled(create_graph or grad_mode.is_grad_enabled()):
+            result = _fill_in_zeros(
+                _grad(jac, inputs, v, create_graph), inputs, strict, create_graph, "double_back"
+            )
     return (
         _unpack(_postprocess(outputs, create_graph), outputs_tuple),
         _unpack(_postprocess(result, create_graph), inputs_tuple),

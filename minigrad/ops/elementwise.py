@@ -158,7 +158,7 @@ class MulBackward0(Node):
 
 
 def mul(a: Any, b: Any) -> Tensor:
-    if type(b) is float and type(a) is Tensor and a._grad_fn is None:
+    if type(b) is float and type(a) is Tensor and a._grad_fn is None and a._fw_grad is None:
         x = a._data  # (the optimizer's `lr * grad`: a tensor with no history, needing none,
         # so nothing records whatever the grad mode, and the number need not be wrapped)
         if not (a._requires_grad or a._is_inference or a._base is not None) and x.dtype.kind == "f":

@@ -20,6 +20,7 @@ import numpy as np
 import minigrad as mg
 from minigrad.autograd import functional as mg_functional
 from minigrad.autograd import record_steps
+from minigrad.core import forward_grad
 
 from .feedback import Verdict, verdict
 from .hints import register
@@ -139,13 +140,18 @@ def _watching() -> Iterator[set[str]]:
 
 
 def _run(fn: Callable[..., Any], args: tuple) -> tuple:
-    """(result, error, backward passes, their create_graph flags, library functions used)."""
+    """(result, error, backward passes, their create_graph flags, library functions used); a
+    forward-mode pass (a dual level entered: forward_ad, mg.func.jvp, functional.jvp) is noted
+    in `used` as "forward mode"."""
     result, error = None, None
+    levels = forward_grad.Levels.generation
     with _watching() as used, record_steps() as steps:
         try:
             result = fn(*args)
         except Exception as err:  # the learner's error is feedback, not a crash of the check
             error = err
+    if forward_grad.Levels.generation != levels:
+        used.add("forward mode")
     starts = [r for r in steps if r["kind"] == "backward_start"]
     return result, error, len(starts), [bool(r["create_graph"]) for r in starts], used
 
@@ -334,11 +340,11 @@ def _jacobian_passes(label: str, passes: int, flags: list[bool], m: int, n: int)
     if passes == 2 * n and by_columns < by_rows:
         return say(
             f"on {label} the matrix is right, but it took {passes} passes, two per column: "
-            "each column ran its own first pass (mg.autograd.functional.jvp does that). The "
+            "each column ran its own first pass (PyTorch's functional.jvp does that). The "
             "first pass, g = Jᵀu, is the same for every column: run it once and reuse it with "
             f"retain_graph=True, {by_columns} passes in all.",
             f"对于{label}，矩阵是对的，但用了 {passes} 次反向传播，每列两次：每一列都单独跑了"
-            "一遍第一次反向传播（mg.autograd.functional.jvp 就是这么做的）。第一次反向传播 "
+            "一遍第一次反向传播（PyTorch 的 functional.jvp 就是这么做的）。第一次反向传播 "
             "g = Jᵀu 对每一列都一样：只跑一次，再配合 retain_graph=True 复用它，总共 "
             f"{by_columns} 次。",
         )
@@ -394,14 +400,31 @@ def check_jacobian(jacobian: Callable[[Callable[[Any], Any], Any], Any]) -> None
                 ),
             )
             break
+        if "forward mode" in used:
+            v.require(
+                False,
+                say(
+                    f"on {label} your columns came from forward mode (a dual pass per column: "
+                    f"functional.jvp, func.jvp or forward_ad), with {passes} backward passes. That "
+                    "is section 3's method, and a good one; this exercise builds columns with "
+                    "backward passes, the double-backward trick of section 2, its first pass run "
+                    "once.",
+                    f"对于{label}，你的各列来自前向模式（每列一遍对偶计算：functional.jvp、"
+                    f"func.jvp 或 forward_ad），反向传播 {passes} 次。那是第 3 节的方法，"
+                    "也是好方法；但这个练习要用反向传播构造各列，即第 2 节的双重反向技巧，"
+                    "且它的第一次反向传播只跑一次。",
+                ),
+            )
+            break
         if passes == 0:
             v.require(
                 False,
                 say(
                     f"on {label} no backward pass ran: build J with backward passes (vjp rows or "
-                    "jvp columns), not from a formula or finite differences.",
-                    f"对于{label}，一次反向传播都没有运行：请用反向传播构造 J（vjp 求行或 jvp "
-                    "求列），不要用公式或有限差分。",
+                    "columns by the double-backward trick), not from a formula or finite "
+                    "differences.",
+                    f"对于{label}，一次反向传播都没有运行：请用反向传播构造 J（vjp 求行，或用双重"
+                    "反向技巧求列），不要用公式或有限差分。",
                 ),
             )
             break
@@ -539,6 +562,19 @@ def check_hvp(hvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
                     "passes yourself: that is all it does inside.",
                     f"对于{label}，活是 mg.autograd.functional.{products[0]} 干的。请自己写出"
                     "那两次反向传播：它内部做的也不过如此。",
+                ),
+            )
+            break
+        if "forward mode" in used:
+            v.require(
+                False,
+                say(
+                    f"on {label} Hv came from forward mode (forward over reverse: a dual pass and "
+                    f"{passes} backward pass(es)). Right, and section 5 shows it; this exercise "
+                    "asks for reverse over reverse, written yourself: two backward passes.",
+                    f"对于{label}，Hv 来自前向模式（前向套反向：一遍对偶计算加 {passes} 次反向"
+                    "传播）。这是对的，第 5 节也讲了；但这个练习要的是反向套反向，由你自己写："
+                    "两次反向传播。",
                 ),
             )
             break

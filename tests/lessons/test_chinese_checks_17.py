@@ -21,6 +21,7 @@ from test_lesson17 import (
     _ones_vjp,
     _row_sums,
     _rows,
+    _trick_per_column,
 )
 
 import minigrad as mg
@@ -55,7 +56,8 @@ def test_17_jacobian_stub_and_non_answers_in_chinese(chinese, said):
 def test_17_jacobian_the_costlier_direction_in_chinese(chinese, said):
     assert failed_with(said(check_jacobian, _rows), "「高」的 f", "按行算的", "这里按列更省")
     assert failed_with(said(check_jacobian, _columns), "「宽」的 f", "按列算的", "这里按行更省")
-    assert failed_with(said(check_jacobian, _cheaper(_by_jvp)), "每列两次", "总共 3 次")
+    assert failed_with(said(check_jacobian, _cheaper(_trick_per_column)), "每列两次", "总共 3 次")
+    assert failed_with(said(check_jacobian, _cheaper(_by_jvp)), "来自前向模式", "双重反向技巧")
 
 
 def test_17_jacobian_library_and_formulas_in_chinese(chinese, said):

@@ -56,7 +56,9 @@ def _runs(lib, name):
 
 @pytest.mark.parametrize(
     ("name", "minigrad_passes", "torch_passes"),
-    [("vjp", 1, 1), ("jvp", 2, 2), ("hvp", 2, 3), ("vhp", 2, 2), ("hessian", 4, 4)],
+    # minigrad's jvp runs forward mode (no backward pass) and its hvp forward over reverse (one);
+    # PyTorch's use the double-backward trick
+    [("vjp", 1, 1), ("jvp", 0, 2), ("hvp", 1, 3), ("vhp", 2, 2), ("hessian", 4, 4)],
 )
 def test_backward_passes_counts_both_libraries(name, minigrad_passes, torch_passes):
     assert backward_passes(mg, _runs(mg, name)) == minigrad_passes
@@ -117,6 +119,27 @@ def _by_jvp(f, x):
     return mg.stack(cols, dim=1)
 
 
+def _by_dual_passes(f, x):
+    fw = mg.autograd.forward_ad
+    cols = []
+    for j in range(x.numel()):
+        with fw.dual_level():
+            cols.append(fw.unpack_dual(f(fw.make_dual(x, mg.eye(x.numel())[j]))).tangent)
+    return mg.stack(cols, dim=1)
+
+
+def _trick_per_column(f, x):
+    """The double-backward trick with its first pass run again for every column."""
+    onehots = mg.eye(x.numel())
+    cols = []
+    for j in range(x.numel()):
+        y = f(x)
+        u = mg.zeros_like(y, requires_grad=True)
+        (g,) = mg.autograd.grad(y, x, grad_outputs=u, create_graph=True)
+        cols.append(mg.autograd.grad(g, u, grad_outputs=onehots[j])[0])
+    return mg.stack(cols, dim=1)
+
+
 def _no_passes(f, x):
     return np.zeros((f(x).numel(), x.numel()))
 
@@ -160,8 +183,14 @@ def test_jacobian_the_costlier_direction_is_named(said):
 
 
 def test_jacobian_a_first_pass_per_column_is_caught(said):
-    out = said(check_jacobian, _cheaper(_by_jvp))
+    out = said(check_jacobian, _cheaper(_trick_per_column))
     assert failed_with(out, "two per column", "run it once", "3 passes")
+
+
+@pytest.mark.parametrize("columns", [_by_jvp, _by_dual_passes])
+def test_jacobian_columns_by_forward_mode_are_not_the_method_asked(said, columns):
+    out = said(check_jacobian, _cheaper(columns))
+    assert failed_with(out, "came from forward mode", "double-backward trick", "section 3")
 
 
 def test_jacobian_from_the_library_or_a_formula(said):
@@ -259,6 +288,12 @@ def test_hvp_from_the_library_is_turned_down(said, name):
     assert failed_with(looked_up, f"mg.autograd.functional.{name} did the work")
     bound = getattr(mg.autograd.functional, name)  # bound before the check: still seen
     assert failed_with(said(check_hvp, lambda f, x, v: bound(f, x, v)[1]), "did the work")
+
+
+def test_hvp_by_forward_over_reverse_is_not_the_method_asked(said):
+    """func.jvp of func.grad: the right Hv in one dual pass and one backward pass."""
+    out = said(check_hvp, lambda f, x, v: mg.func.jvp(mg.func.grad(f), (x,), (v,))[1])
+    assert failed_with(out, "came from forward mode", "reverse over reverse")
 
 
 def test_a_jacobian_bound_before_the_check_is_still_seen(said):

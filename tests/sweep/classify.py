@@ -26,6 +26,8 @@ VERSION = "saved value not version-checked"
 ANOMALY = "anomaly mode differs"
 HOOK = "tensor hook differs"
 SECOND_ORDER = "create_graph differs"
+NO_FORWARD_FORMULA = "forward mode: no tangent formula yet"
+TANGENTS = "forward mode: tangents differ"
 ACCUMULATE = "graph freed after backward differs"
 
 _INTERNAL = (
@@ -62,6 +64,8 @@ def classify(check: str, problem: str, op: str) -> str:
     kind = check.split(".")[0]
     if f"has no attribute '{op.split('.', 1)[1]}'" in problem:
         return MISSING_OP
+    if kind == "jvp":
+        return NO_FORWARD_FORMULA if "Trying to use forward AD with" in problem else TANGENTS
     if "lacks torch's" in problem:
         return ANOMALY if kind == "anomaly" and "returned nan" in problem else ERROR_MESSAGE
     both = re.search(r"torch raises (\w+)\(.*?, minigrad (\w+)\(", problem)

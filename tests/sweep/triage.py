@@ -1,6 +1,6 @@
 """Run sweep cases outside pytest and report where they disagree with known_failures.py.
 
-    python -m tests.sweep.triage [--full] [--op NAME ...] [--jobs N] [--out FILE]
+    python -m tests.sweep.triage [--full] [--op NAME ...] [--check KIND ...] [--jobs N] [--out FILE]
 
 Prints the cases that fail without an entry (new mismatches: fix minigrad or add an entry) and
 the cases an entry covers that pass (fixed: remove or narrow the entry). ``--out`` writes every
@@ -32,11 +32,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="every case, not the CI sample")
     parser.add_argument("--op", action="append", help="only these ops (repeatable)")
+    parser.add_argument("--check", action="append", help="only these checks, e.g. jvp (repeatable)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", help="write failing cases as JSON lines here")
     args = parser.parse_args(argv)
     pool = cases.all_cases() if args.full else cases.ci_cases()
-    todo = [i for i, c in enumerate(pool) if not args.op or c.op.name in args.op]
+    todo = [
+        i
+        for i, c in enumerate(pool)
+        if (not args.op or c.op.name in args.op) and (not args.check or c.kind in args.check)
+    ]
     with multiprocessing.get_context("fork").Pool(args.jobs) as workers:
         results = dict(workers.imap_unordered(_run, [(i, args.full) for i in todo], 64))
     new, fixed, failing = [], [], []
