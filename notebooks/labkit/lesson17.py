@@ -1,11 +1,12 @@
-"""Lesson 17 (forward mode and the functional API): counting passes, and checking two methods.
+"""Lesson 17 (forward mode and the functional API): counting passes, and checking three methods.
 
 `backward_passes(lib, run)` counts the backward passes a piece of code starts, in minigrad (its
 engine reports each one) and in PyTorch (every pass of its functional API goes through
-`torch.autograd.grad`). The checks call the learner's functions on functions and points of their
-own, count the passes minigrad's engine ran, and compare with `mg.autograd.functional` on fresh
-inputs: a matrix copied from the notebook, a formula, the library doing the work, or the costlier
-direction cannot pass.
+`torch.autograd.grad`); `forward_passes(run)` counts minigrad's forward-mode (dual) passes. The
+checks call the learner's functions on functions and points of their own, count the passes
+minigrad ran, and compare with the library's answer on fresh inputs: a matrix copied from the
+notebook, a formula, finite differences, the library doing the work, the other mode, or the
+costlier direction cannot pass.
 """
 
 from __future__ import annotations
@@ -29,6 +30,25 @@ from .jacobians import slip
 from .language import say
 
 # Each exercise's key (its English title, as in progress.json) is named where it is registered.
+register(
+    "17",
+    JVP := "Jv by forward mode",
+    "One dual pass: inside a forward_ad.dual_level(), give x the tangent v with make_dual, run "
+    "f once on that dual tensor, and read the output's tangent back.",
+    "fw = mg.autograd.forward_ad; with fw.dual_level(): y = f(fw.make_dual(x, v)). The tangent "
+    "exists only while the level is open: unpack it inside the block.",
+    "primal, tangent = fw.unpack_dual(y) gives f(x) and Jv. Return (primal, tangent): no "
+    "backward pass, and f runs once.",
+    zh_title="用前向模式求 Jv",
+    zh=(
+        "一遍对偶计算：在 forward_ad.dual_level() 里用 make_dual 给 x 配上切向量 v，在这个对偶"
+        "张量上只运行一次 f，再把输出的切向量读出来。",
+        "fw = mg.autograd.forward_ad；with fw.dual_level(): y = f(fw.make_dual(x, v))。切向量只"
+        "在这一层打开时存在：要在 with 块里面把它取出来。",
+        "primal, tangent = fw.unpack_dual(y) 给出 f(x) 和 Jv。返回 (primal, tangent)：不做反向"
+        "传播，f 只运行一次。",
+    ),
+)
 register(
     "17",
     JACOBIAN := "Jacobian, the cheaper way",
@@ -112,6 +132,14 @@ def backward_passes(lib: Any, run: Callable[[], Any]) -> int:
     with _counting_torch_passes() as calls:
         run()
     return len(calls)
+
+
+def forward_passes(run: Callable[[], Any]) -> int:
+    """How many forward-mode passes `run()` makes in minigrad: the dual levels it enters (each
+    of func.jvp's and jacfwd's passes opens its own)."""
+    before = forward_grad.Levels.generation
+    run()
+    return forward_grad.Levels.generation - before
 
 
 # --- what the learner's function did -----------------------------------------------------------
@@ -274,6 +302,164 @@ def _callable(v: Verdict, fn: Any, name: str, signature: str) -> bool:
             f"`{name}` should be a function {signature}, not {type(fn).__name__}.",
             f"`{name}` 应当是函数 {signature}，而不是 {type(fn).__name__}。",
         ),
+    )
+
+
+# --- the forward-mode exercise: Jv in one dual pass -------------------------------------------
+
+
+@contextmanager
+def _forward_mode_watch() -> Iterator[dict[str, int]]:
+    """How the block used forward mode: dual levels entered, and make_dual calls made by the
+    learner's own code (the library's func.jvp and functional.jvp make theirs from inside
+    minigrad, and are counted as "library")."""
+    fw = mg.autograd.forward_ad
+    counts = {"levels": 0, "own": 0, "library": 0}
+    real, levels = fw.make_dual, forward_grad.Levels.generation
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        counts["library" if caller.startswith("minigrad.") else "own"] += 1
+        return real(*args, **kwargs)
+
+    fw.make_dual = spy
+    try:
+        yield counts
+    finally:
+        fw.make_dual = real
+        counts["levels"] = forward_grad.Levels.generation - levels
+
+
+def _jvp_cases() -> list[tuple[str, Callable[[Any], Any], np.ndarray, np.ndarray]]:
+    """(description, f, point, v): functions and directions the notebook never shows."""
+    rng = np.random.default_rng(1719)
+    weights = mg.tensor(rng.uniform(-1, 1, (4, 3)).round(2).tolist())
+
+    def mixed(x: Any) -> Any:
+        return (weights @ x.sin()) * x.sum().exp()
+
+    def ratios(x: Any) -> Any:
+        return mg.stack([x[0] / (1 + x[1] ** 2), x.tanh().sum(), x[2] * x[0]])
+
+    return [
+        (
+            say(
+                "f(x) = (W sin x)·e^Σx, 3 inputs, 4 outputs",
+                "f(x) = (W sin x)·e^Σx，3 个输入，4 个输出",
+            ),
+            mixed,
+            rng.uniform(-1, 1, 3).round(2),
+            rng.uniform(-1, 1, 3).round(2),
+        ),
+        (
+            say("f(x) = (x0/(1+x1²), Σ tanh x, x2·x0)", "f(x) = (x0/(1+x1²), Σ tanh x, x2·x0)"),
+            ratios,
+            rng.uniform(-1, 1, 3).round(2),
+            rng.uniform(-1, 1, 3).round(2),
+        ),
+    ]
+
+
+def _counted(f: Callable[[Any], Any], calls: list[int]) -> Callable[[Any], Any]:
+    def counted(x: Any) -> Any:
+        calls[0] += 1
+        return f(x)
+
+    return counted
+
+
+def check_jvp(jvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
+    """`jvp(f, x, v)` must give (f(x), Jv) from one dual pass of f, and no backward pass."""
+    v = verdict(JVP)
+    if not _callable(v, jvp, "jvp", "jvp(f, x, v)"):
+        v.done("")
+        return
+    for label, f, point, vec in _jvp_cases():
+        want_y, want = mg.func.jvp(f, (mg.tensor(point.tolist()),), (mg.tensor(vec.tolist()),))
+        calls = [0]
+        x, direction = mg.tensor(point.tolist()), mg.tensor(vec.tolist())
+        with _forward_mode_watch() as forward:
+            result, error, passes, _, used = _run(jvp, (_counted(f, calls), x, direction))
+        pair = result if isinstance(result, tuple) and len(result) == 2 else (None, result)
+        if error is None and pair[0] is None and result not in (None, Ellipsis):
+            v.require(
+                False,
+                say(
+                    f"on {label} your function returned {type(result).__name__}: return the "
+                    "pair (f(x), Jv).",
+                    f"对于{label}，你的函数返回了 {type(result).__name__}：请返回 (f(x), Jv) "
+                    "这一对。",
+                ),
+            )
+            break
+        got = _usable(v, label, pair[1], error, say("the pair (f(x), Jv)", "(f(x), Jv) 这一对"))
+        if got is None:
+            break
+        if forward["library"] or used & {"jvp", "jacobian"}:
+            v.require(
+                False,
+                say(
+                    f"on {label} the library did the work (func.jvp, functional.jvp or a "
+                    "Jacobian). Write the dual pass yourself: make_dual, f, unpack_dual.",
+                    f"对于{label}，活是库函数干的（func.jvp、functional.jvp 或雅可比矩阵）。"
+                    "请自己写出这遍对偶计算：make_dual、f、unpack_dual。",
+                ),
+            )
+            break
+        if passes:
+            v.require(
+                False,
+                say(
+                    f"on {label} your function ran {passes} backward pass(es): that is reverse "
+                    "mode (the double-backward trick takes two). Forward mode needs none: the "
+                    "tangent rides along the one forward pass.",
+                    f"对于{label}，你的函数跑了 {passes} 次反向传播：那是反向模式（双重反向技巧要"
+                    "两次）。前向模式一次都不需要：切向量搭着那一遍前向计算走。",
+                ),
+            )
+            break
+        if not forward["own"]:
+            v.require(
+                False,
+                say(
+                    f"on {label} f ran {calls[0]} time(s) without a dual tensor: finite "
+                    "differences or a formula approximate or hard-code Jv. Make x dual with "
+                    "make_dual(x, v) and let every op carry the tangent.",
+                    f"对于{label}，f 在没有对偶张量的情况下运行了 {calls[0]} 次：有限差分或公式"
+                    "只能近似或写死 Jv。用 make_dual(x, v) 把 x 变成对偶张量，让每个运算带着"
+                    "切向量走。",
+                ),
+            )
+            break
+        if not _same(got, want.numpy()):
+            v.require(False, say(f"on {label}: ", f"对于{label}：") + slip(got, want.numpy()))
+            break
+        if not _same(_as_array(pair[0]), want_y.numpy()):
+            v.require(
+                False,
+                say(
+                    f"on {label} Jv is right but the first value is not f(x): return the "
+                    "primal of the output (unpack_dual(y).primal) beside its tangent.",
+                    f"对于{label}，Jv 是对的，但第一个值不是 f(x)：请把输出的原值"
+                    "（unpack_dual(y).primal）和它的切向量一起返回。",
+                ),
+            )
+            break
+        if not v.require(
+            calls[0] == 1 and forward["levels"] == 1,
+            say(
+                f"on {label} the values are right, but f ran {calls[0]} times in "
+                f"{forward['levels']} dual level(s): one pass of f in one level is enough.",
+                f"对于{label}，数值是对的，但 f 在 {forward['levels']} 个对偶层里运行了 "
+                f"{calls[0]} 次：一层、一遍就够了。",
+            ),
+        ):
+            break
+    v.done(
+        say(
+            "f(x) and Jv from one forward pass on a dual input, and no backward pass.",
+            "一遍带对偶输入的前向计算同时给出 f(x) 和 Jv，没有反向传播。",
+        )
     )
 
 

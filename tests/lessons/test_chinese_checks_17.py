@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from labkit.lesson17 import check_hvp, check_jacobian
+from labkit.lesson17 import check_hvp, check_jacobian, check_jvp
 from test_chinese_lessons import chinese_only
 from test_lesson17 import (
     _accumulated_hvp,
@@ -13,6 +13,8 @@ from test_lesson17 import (
     _by_jvp,
     _cheaper,
     _columns,
+    _dual_jvp,
+    _finite_differences,
     _fixed_sizes,
     _gradient,
     _hessian_by_rows,
@@ -21,6 +23,7 @@ from test_lesson17 import (
     _ones_vjp,
     _row_sums,
     _rows,
+    _trick_jvp,
     _trick_per_column,
 )
 
@@ -37,7 +40,18 @@ def failed_with(out: str, *words: str) -> bool:
     return out.startswith("✗") and all(word in out for word in words)
 
 
-# --- exercise 1: a Jacobian, the cheaper way ---------------------------------------------------
+# --- the forward-mode exercise -----------------------------------------------------------------
+
+
+def test_17_jvp_in_chinese(chinese, said):
+    assert passed(said(check_jvp, _dual_jvp))
+    assert failed_with(said(check_jvp, _trick_jvp), "跑了 2 次反向传播", "反向模式")
+    assert failed_with(said(check_jvp, _finite_differences), "没有对偶张量", "有限差分")
+    library = said(check_jvp, lambda f, x, v: mg.func.jvp(f, (x,), (v,)))
+    assert failed_with(library, "库函数干的")
+
+
+# --- exercise 2: a Jacobian, the cheaper way ---------------------------------------------------
 
 
 def test_17_jacobian_solution_in_chinese(chinese, said):

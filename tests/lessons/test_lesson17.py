@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import torch
 from labkit import hints, lesson17
-from labkit.lesson17 import backward_passes, check_hvp, check_jacobian
+from labkit.lesson17 import backward_passes, check_hvp, check_jacobian, check_jvp, forward_passes
 
 import minigrad as mg
 
@@ -343,11 +343,70 @@ def test_hvp_errors_and_shapes_get_explained(said, answer, words):
     assert failed_with(out, *words), out
 
 
+# --- the forward-mode exercise: Jv in one dual pass --------------------------------------------
+
+FW = mg.autograd.forward_ad
+
+
+def _dual_jvp(f, x, v):
+    with FW.dual_level():
+        primal, tangent = FW.unpack_dual(f(FW.make_dual(x, v)))
+    return primal, tangent
+
+
+def _trick_jvp(f, x, v):
+    x = x.detach().requires_grad_()
+    y = f(x)
+    u = mg.zeros_like(y, requires_grad=True)
+    (g,) = mg.autograd.grad(y, x, grad_outputs=u, create_graph=True)
+    return y.detach(), mg.autograd.grad(g, u, grad_outputs=v)[0]
+
+
+def _finite_differences(f, x, v):
+    return f(x), (f(x + 1e-3 * v) - f(x - 1e-3 * v)) / 2e-3
+
+
+def test_forward_passes_counts_dual_levels():
+    x, v = mg.tensor([1.0, 2.0]), mg.tensor([1.0, 0.0])
+    assert forward_passes(lambda: _dual_jvp(lambda t: t.sin(), x, v)) == 1
+    assert forward_passes(lambda: mg.func.jacfwd(lambda t: t.sin())(x)) == 2
+    assert forward_passes(lambda: mg.func.jacrev(lambda t: t.sin())(x)) == 0
+
+
+def test_jvp_the_lesson_answer_passes(said):
+    out = said(check_jvp, _dual_jvp)
+    assert passed(out) and "one forward pass on a dual input" in out
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (lambda f, x, v: mg.func.jvp(f, (x,), (v,)), ("the library did the work",)),
+        (lambda f, x, v: mg.autograd.functional.jvp(f, x, v), ("the library did the work",)),
+        (lambda f, x, v: (f(x), mg.func.jacfwd(f)(x) @ v), ("the library did the work",)),
+        (_trick_jvp, ("2 backward pass", "reverse mode")),
+        (_finite_differences, ("without a dual tensor", "finite differences")),
+        (lambda f, x, v: (_dual_jvp(f, x, v), _dual_jvp(f, x, v))[1], ("f ran 2 times",)),
+        (lambda f, x, v: (_dual_jvp(f, x, v)[1],) * 2, ("first value is not f(x)",)),
+        (lambda f, x, v: _dual_jvp(f, x, v)[1], ("returned Tensor", "the pair")),
+    ],
+)
+def test_jvp_other_methods_and_slips_get_their_message(said, answer, words):
+    assert failed_with(said(check_jvp, answer), *words)
+
+
+def test_jvp_stub(said):
+    def stub(f, x, v): ...
+
+    assert failed_with(said(check_jvp, stub), "still `...`", "Stuck? Run `hint()`")
+    assert failed_with(said(check_jvp, 3), "should be a function")
+
+
 # --- hints and the lesson frame ----------------------------------------------------------------
 
 
-def test_both_exercises_have_hints_for_lesson_17():
-    for exercise in (lesson17.JACOBIAN, lesson17.HVP):
+def test_every_exercise_has_hints_for_lesson_17():
+    for exercise in (lesson17.JVP, lesson17.JACOBIAN, lesson17.HVP):
         assert 1 <= len(hints.HINTS[exercise]) <= 3
         assert hints.LESSON_OF[exercise] == "17"
 
@@ -366,4 +425,11 @@ def test_the_notebook_frame():
     assert last[0] == "## Summary"
     assert any(line.startswith("Next:") and "explorer_demo.ipynb" in line for line in last)
     checks = re.findall(r"lesson17\.(check_\w+)\(", "\n".join(code))
-    assert checks == ["check_jacobian", "check_jacobian", "check_hvp", "check_hvp"]
+    assert checks == [
+        "check_jvp",
+        "check_jvp",
+        "check_jacobian",
+        "check_jacobian",
+        "check_hvp",
+        "check_hvp",
+    ]
