@@ -93,9 +93,7 @@ def shadow(
     node = node_cls.__new__(node_cls)  # (no sequence number used up: PyTorch's stay consecutive)
     node.__dict__.update(attrs)
     node.next_functions = tuple((None if t is None else _TANGENT, 0) for t in tangents)
-    node._input_meta = tuple(
-        None if x is None else (x._data.shape, x._data.dtype) for x in inputs
-    )
+    node._input_meta = tuple(None if x is None else (x._data.shape, x._data.dtype) for x in inputs)
     saved = dict(save or {})
     for name, (t, _) in (save_for or {}).items():
         saved[name] = t  # (every operand: a tangent may need what a gradient would not)
