@@ -12,13 +12,17 @@ from ..core.node import Node
 from ..core.tensor import Tensor
 from . import formula
 from ._record import record
-from .reduction import _dims, _keep, numpy_names
+from .reduction import _dims, _keep, numpy_names, tangent_at_extremes
 
 
 class AmaxBackward0(Node):
     """The gradient shared evenly between the elements equal to the extreme, as PyTorch's
     formula has it: (g / count) * mask, multiplied (so a NaN or inf in g, or a NaN extreme,
     which nothing equals, spreads NaN over the slice); linear in g."""
+
+    def jvp(self, out, tangents):
+        x, r = self.saved("self")._data, self.saved("result")._data
+        return tangent_at_extremes(x, r, tangents[0], self.dim, self.keepdim)
 
     def backward(self, g):
         x, r = formula.data(self.saved("self")), formula.data(self.saved("result"))

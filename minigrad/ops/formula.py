@@ -51,6 +51,9 @@ def result(node_cls: type, out: np.ndarray, inputs: tuple, **kwargs: Any) -> Any
 class KeepBackward(Node):
     """`keep` recorded under create_graph: PyTorch's where(mask, grad, 0), linear in grad."""
 
+    def jvp(self, out, tangents):
+        return None if tangents[0] is None else keep(self.mask, tangents[0], type(self))
+
     def name(self) -> str:
         return "WhereBackward0"
 
@@ -85,6 +88,9 @@ class DivBackward1(Node):
     """`divide` recorded under create_graph: a division by a number, as PyTorch's C++ formulas
     divide (div.Scalar), where a Python `t / n` records DivBackward0."""
 
+    def jvp(self, out, tangents):
+        return None if tangents[0] is None else divide(tangents[0], self.other)
+
     def backward(self, gg):
         return (divide(gg, self.other),)
 
@@ -111,6 +117,15 @@ def zeros_like(x: Any) -> Any:
     included), with no history (nothing to differentiate under create_graph either)."""
     zeros = np.zeros(np.shape(data(x)), dtype=data(x).dtype)
     return Tensor._wrap(zeros) if isinstance(x, Tensor) else zeros
+
+
+def tangent_or_zeros(node: Node, tangents: list, i: int) -> Tensor:
+    """In a forward formula (a node's `jvp`): input i's tangent, or zeros of that input's
+    shape and dtype where it carries none (PyTorch's zero tangent for a plain input)."""
+    if tangents[i] is not None:
+        return tangents[i]
+    shape, dtype = node._input_meta[i]
+    return Tensor._wrap(np.zeros(shape, dtype))
 
 
 def t(x: Any) -> Any:

@@ -1,6 +1,7 @@
 """histc and histogram: counts of values in equal-width bins (or given edges for histogram).
 Not differentiable; values outside the range and NaNs are not counted; a value on the last
-edge falls into the last bin."""
+edge falls into the last bin. histogram records PyTorch's NotImplemented node (its outputs
+require grad where the input does; backward, or a tangent, raises), histc nothing."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.tensor import Tensor
+from ._record import record_many
+from .remainder import NotImplementedBackward
 
 HistogramResult = namedtuple("histogram", ["hist", "bin_edges"])
 
@@ -97,4 +100,6 @@ def histogram(
     if density:
         total = hist.sum()
         hist = (hist / (total * np.diff(edges))).astype(x.dtype)
-    return HistogramResult(Tensor._wrap(hist), Tensor._wrap(edges))
+    inputs = (a,) if weight is None else (a, weight)
+    outs = record_many(NotImplementedBackward, [hist, edges], inputs, op="histogram")
+    return HistogramResult(*outs)

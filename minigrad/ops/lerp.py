@@ -11,12 +11,22 @@ import numpy as np
 from ..core import dtypes
 from ..core.node import Node
 from ..core.tensor import Tensor
+from . import formula
 from ._record import is_operand, operands, record
 from .shape import broadcast_shapes
 
 
+def _lerp_tangents(node: Node, tangents: list, weight: Any) -> Tensor:
+    """lerp is linear in input and end: its tangent for them is lerp of their tangents."""
+    ends = (formula.tangent_or_zeros(node, tangents, i) for i in (0, 1))
+    return lerp(*ends, weight)
+
+
 class LerpBackward0(Node):
     """A number weight: g * (1 - weight) and g * weight."""
+
+    def jvp(self, out, tangents):
+        return _lerp_tangents(self, tangents, self.weight)
 
     def backward(self, g):
         return g * (1 - self.weight), g * self.weight
@@ -24,6 +34,13 @@ class LerpBackward0(Node):
 
 class LerpBackward1(Node):
     """A tensor weight: it gets g * (end - self) too."""
+
+    def jvp(self, out, tangents):
+        w = self.saved("weight")
+        total = _lerp_tangents(self, tangents, w)
+        if tangents[2] is None:
+            return total
+        return total + tangents[2] * (self.saved("end") - self.saved("self"))
 
     def backward(self, g):
         w = self.saved("weight")

@@ -59,7 +59,18 @@ def _check_mm(x: np.ndarray, y: np.ndarray) -> None:
         )
 
 
+def _product_tangent(node: Node, tangents: list, product, first: str, second: str, at: int = 0):
+    """A bilinear product's tangent: product(t1, second) + product(first, t2), the operands
+    inputs `at` and `at + 1`. An operand without a tangent takes zeros, multiplied as PyTorch
+    multiplies them (0 times an inf in the other operand is NaN)."""
+    t1, t2 = (formula.tangent_or_zeros(node, tangents, i) for i in (at, at + 1))
+    return product(t1, node.saved(second)) + product(node.saved(first), t2)
+
+
 class DotBackward0(Node):
+    def jvp(self, out, tangents):
+        return _product_tangent(self, tangents, dot, "self", "tensor")
+
     def backward(self, g):
         return (
             g * self.saved("tensor") if _needs(self, 0) else None,
@@ -91,6 +102,9 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
 
 
 class MvBackward0(Node):
+    def jvp(self, out, tangents):
+        return _product_tangent(self, tangents, mv, "self", "vec")
+
     def backward(self, g):
         vec = self.saved("vec")
         ga = formula.unsqueeze(g, 1) * formula.unsqueeze(vec, 0) if _needs(self, 0) else None
@@ -133,6 +147,9 @@ def _mat2_grad(g: Any, mat1: Any, column_major: bool) -> Any:
 class MmBackward0(Node):
     column_major = (False, False)  # (set on the node when an operand is)
 
+    def jvp(self, out, tangents):
+        return _product_tangent(self, tangents, mm, "self", "mat2")
+
     def backward(self, g):
         major = self.column_major
         ga = _mat1_grad(g, self.saved("mat2"), major[0]) if _needs(self, 0) else None
@@ -161,6 +178,9 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
 
 class BmmBackward0(Node):
     """g @ mat2^T and self^T @ g, batch by batch (recorded as bmm and transpose)."""
+
+    def jvp(self, out, tangents):
+        return _product_tangent(self, tangents, bmm, "self", "mat2")
 
     def backward(self, g):
         m2 = self.saved("mat2") if _needs(self, 0) else None
@@ -278,6 +298,15 @@ class AddmmBackward0(Node):
 
     beta = alpha = 1  # (nn.Linear's; other values are set on the node)
     column_major = (False, False)
+
+    def jvp(self, out, tangents):
+        """beta * bias's tangent + alpha * the product's (each multiplied unless 1, as
+        PyTorch's maybe_multiply: a zero beta still multiplies)."""
+        total = _product_tangent(self, tangents, mm, "mat1", "mat2", at=1)
+        if self.alpha != 1:
+            total = total * self.alpha
+        bias = formula.tangent_or_zeros(self, tangents, 0)
+        return (bias if self.beta == 1 else bias * self.beta) + total
 
     def backward(self, g):
         m1, m2, alpha, major = self.saved("mat1"), self.saved("mat2"), self.alpha, self.column_major

@@ -11,7 +11,7 @@ import numpy as np
 from ..core.dtypes import SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
-from . import formula
+from . import formula, tangents
 from ._record import argument_error, record
 from .indexing import _slice
 
@@ -108,6 +108,9 @@ class LinalgMatrixExpBackward0(Node):
     """The derivative of exp at A in the direction G is the upper-right block of
     exp([[A^T, G], [0, A^T]]) (transposed, it is the gradient): one more matrix_exp, recorded
     under create_graph so that it differentiates again."""
+
+    # the derivative itself: the upper-right block of exp([[A, T], [0, A]])
+    jvp = tangents.linear(lambda node, out, t: _gradient_ops(node.saved("self").mT, t))
 
     def backward(self, g):
         a = self.saved("self")

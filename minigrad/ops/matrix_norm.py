@@ -14,7 +14,7 @@ from ..core import dtypes
 from ..core.node import Node
 from ..core.tensor import Tensor
 from . import elementwise as ew
-from . import formula
+from . import formula, tangents
 from ._record import record
 from .extremes import extreme
 from .reduction import _dims, norm, sum
@@ -48,6 +48,11 @@ def vector_norm(
 class LinalgSvdBackward0(Node):
     """The singular values' gradient U diag(g) V^T, with U and V taken as constants (first
     order: right; a second derivative misses how U and V move)."""
+
+    # s_k moves by u_k^T T v_k
+    jvp = tangents.linear(
+        lambda node, out, t: ((Tensor._wrap(node.u).mT @ t) * Tensor._wrap(node.vh)).sum(-1)
+    )
 
     def backward(self, g):
         u, vh = self.u, self.vh

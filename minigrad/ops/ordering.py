@@ -20,6 +20,12 @@ SortResult = namedtuple("sort", ["values", "indices"])
 class SortBackward0(Node):
     """Each gradient goes back to the place its value was sorted from."""
 
+    def jvp(self, out, tangents):
+        """Each tangent read where its value was taken from (a gather by the indices)."""
+        if not self.shape:
+            return tangents[0].clone()
+        return tangents[0].gather(self.dim, self.saved("indices"))
+
     def backward(self, g):
         if not self.shape:
             return (g,)

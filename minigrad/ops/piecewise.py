@@ -9,7 +9,7 @@ import numpy as np
 from ..core.dtypes import SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
-from . import formula
+from . import formula, tangents
 from ._record import record
 from .ordering import _order
 from .shape import wrap_dim
@@ -17,6 +17,9 @@ from .shape import wrap_dim
 
 class _ZeroGradient(Node):
     """PyTorch's zeros_like(grad): 0 even where g holds inf or NaN, and no history."""
+
+    # (forward too: a zero tangent, whatever the input's holds)
+    jvp = tangents.linear(lambda node, out, t: formula.zeros_like(out))
 
     def backward(self, g):
         return (formula.zeros_like(g),)

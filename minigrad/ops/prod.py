@@ -17,9 +17,9 @@ from ..core import dtypes
 from ..core.node import Node
 from ..core.shapes import wrap_dim
 from ..core.tensor import Tensor
-from . import formula
+from . import formula, tangents
 from ._record import argument_error, record
-from .reduction import numpy_names
+from .reduction import numpy_names, through_gradient
 from .scan import cumprod
 from .shape import cat
 
@@ -64,7 +64,14 @@ def _operands(node: Node) -> tuple[Any, Any]:
     return x, r
 
 
+def _prod_tangent(node: Node, out: Tensor, t: Tensor, dims: tuple | None, keepdim: bool):
+    """The product of the others times each tangent, summed (in the result's dtype)."""
+    return through_gradient(node, out, t.to(out.dtype), dims, keepdim)
+
+
 class ProdBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: _prod_tangent(node, out, t, None, False))
+
     def backward(self, g):
         x, r = _operands(self)
         numbers = formula.data(x)
@@ -81,6 +88,10 @@ class ProdBackward0(Node):
 
 
 class ProdBackward1(Node):
+    jvp = tangents.linear(
+        lambda node, out, t: _prod_tangent(node, out, t, (node.dim,), node.keepdim)
+    )
+
     def backward(self, g):
         x, r = _operands(self)
         numbers = formula.data(x)

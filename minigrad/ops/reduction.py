@@ -10,6 +10,7 @@ import math
 import os
 import warnings
 from collections import namedtuple
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from ..core import dtypes
 from ..core.node import Node
 from ..core.shapes import iterator_layout
 from ..core.tensor import Tensor
-from . import formula
+from . import formula, tangents
 from ._record import argument_error, record
 from .elementwise import broadcast_operands, masked_fill
 from .indexing import ScatterBackward0, scatter_into_zeros
@@ -49,6 +50,46 @@ def _keep(g: Any, dims: tuple | None, keepdim: bool, ndim: int) -> Any:
     return g
 
 
+def _every(dims: tuple | None, ndim: int) -> tuple:
+    """A reduction's dims for a Tensor's sum: None (all) spelled out, so keepdim holds."""
+    return tuple(range(ndim)) if dims is None else dims
+
+
+def through_gradient(
+    node: Node,
+    out: Tensor,
+    t: Tensor,
+    dims: tuple | None,
+    keepdim: bool,
+    backward: Callable | None = None,
+) -> Tensor:
+    """The tangent of a reduction whose gradient is g (put back in place) times a factor of
+    the input: that factor, the gradient of ones (by the node's `backward` unless another is
+    given), times t, summed over the reduced dims (the form of PyTorch's forward formulas for
+    prod, the norms, var and det). No gradient at all (a 0-norm's) is a zero tangent."""
+    ones = Tensor._wrap(np.ones(out._data.shape, out._data.dtype))
+    factor = (backward or type(node).backward)(node, ones)[0]
+    if factor is None:
+        return formula.zeros_like(out)
+    return (factor * t).sum(_every(dims, t.ndim), keepdim=keepdim)
+
+
+# the tangent of a reduction node with `dim` and `keepdim` attributes (var, the vector norm)
+reduced_tangent = tangents.linear(
+    lambda node, out, t: through_gradient(node, out, t, node.dim, node.keepdim)
+)
+
+
+def tangent_at_extremes(x: np.ndarray, r: np.ndarray, t: Tensor, dims: tuple, keepdim: bool):
+    """The tangent of a max or min whose ties share it: the mean of t over the places equal
+    to the extreme `r` (selected, so an inf elsewhere stays out; NaN at a NaN extreme, which
+    nothing equals)."""
+    dims = _every(dims or None, x.ndim)  # (() is every dim)
+    mask = x == (r if keepdim else np.expand_dims(r, dims))
+    count = mask.sum(axis=dims, keepdims=keepdim).astype(x.dtype)
+    return formula.keep(mask, t).sum(dims, keepdim=keepdim) / count
+
+
 def _count(shape: tuple, dims: Any) -> int:
     return math.prod(shape[d] for d in dims)
 
@@ -76,11 +117,15 @@ def _sum_dtype(a: Tensor, dtype):
 
 
 class SumBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: t.sum())
+
     def backward(self, g):
         return (formula.expand(g, self.self_sym_sizes),)
 
 
 class SumBackward1(Node):
+    jvp = tangents.linear(lambda node, out, t: t.sum(node.dim, keepdim=node.keepdim))
+
     def backward(self, g):
         return (_expand_back(g, self.self_sym_sizes, self.dim, self.keepdim),)
 
@@ -108,11 +153,15 @@ def sum(a: Tensor, dim: Any = None, keepdim: bool = False, dtype=None) -> Tensor
 
 
 class MeanBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: t.to(out.dtype).mean())
+
     def backward(self, g):
         return (formula.divide(formula.expand(g, self.self_sym_sizes), self.count),)
 
 
 class MeanBackward1(Node):
+    jvp = tangents.linear(lambda node, out, t: t.to(out.dtype).mean(node.dim, keepdim=node.keepdim))
+
     def backward(self, g):
         expanded = _expand_back(g, self.self_sym_sizes, self.dim, self.keepdim)
         return (formula.divide(expanded, self.count),)
@@ -161,6 +210,10 @@ class _EvenlyDistribute(Node):
     evenly_distribute_backward puts grad / count into zeros); a NaN maximum is where the NaNs
     are. Input and result are saved, so changing the input in place makes backward refuse."""
 
+    def jvp(self, out, tangents):
+        x, r = self.saved("self")._data, self.saved("result")._data
+        return tangent_at_extremes(x, r, tangents[0], (), False)
+
     def backward(self, g):
         x, value = formula.data(self.saved("self")), formula.data(self.saved("result"))
         mask = np.isnan(x) if np.isnan(value) else x == value
@@ -182,6 +235,16 @@ class MinBackward1(_EvenlyDistribute):
 class _IndexedReduce(Node):
     """max/min along a dim: the gradient goes to the selected index of each slice. The indices
     returned to the caller are the ones saved (PyTorch's saved `indices`, version-checked)."""
+
+    def jvp(self, out, tangents):
+        """The tangent read at the selected indices (a gather)."""
+        t = tangents[0]
+        if not self.shape:
+            return t.clone()
+        idx = self.saved("indices")
+        if self.keepdim:
+            return t.gather(self.dim, idx)
+        return t.gather(self.dim, idx.unsqueeze(self.dim)).squeeze(self.dim)
 
     def backward(self, g):
         if not self.shape:
@@ -243,6 +306,14 @@ class MaximumBackward0(Node):
     grad).masked_fill_(self < other, 0)); NaN loses nowhere, so both keep the gradient there."""
 
     _self_loses, _other_loses = np.less, np.greater  # numpy ufuncs: no method binding
+
+    def jvp(self, out, tangents):
+        """PyTorch's: other's tangent, plus (self's - other's) where self wins, half of it at
+        a tie (so at a NaN, which wins nowhere, other's)."""
+        x, y = self.saved("self")._data, self.saved("other")._data
+        weight = np.where(x == y, 0.5, self._other_loses(x, y)).astype(out._data.dtype)
+        t_self, t_other = (formula.tangent_or_zeros(self, tangents, i) for i in (0, 1))
+        return t_other + Tensor._wrap(weight) * (t_self - t_other)
 
     def backward(self, g):
         x, y = formula.data(self.saved("self")), formula.data(self.saved("other"))
@@ -475,7 +546,10 @@ def _var_data(
 
 
 class CenterBackward(Node):
-    """x minus its mean over dims, as one node: the gradient minus its own mean."""
+    """x minus its mean over dims, as one node: the gradient minus its own mean (linear, so
+    the tangent is the same map of the input's)."""
+
+    jvp = tangents.linear(lambda node, out, t: node.backward(t)[0])
 
     def backward(self, g):
         return (g - formula.sum_keepdim(g, self.dims) / self.count,)
@@ -516,6 +590,8 @@ def _var_backward(g: Any, x: Any, dims: tuple | None, correction: float, keepdim
 
 
 class VarBackward0(Node):
+    jvp = reduced_tangent
+
     def backward(self, g):
         return (_var_backward(g, self.saved("self"), self.dim, self.correction, self.keepdim),)
 
@@ -544,6 +620,12 @@ def var(
 class StdBackward0(Node):
     """PyTorch's std_backward: var_backward of g / (2 std), with 0 where std is 0 (selected:
     an inf or NaN in g does not get through there)."""
+
+    def jvp(self, out, tangents):
+        """var's tangent / (2 std), 0 where std is 0 (NaN where it is NaN)."""
+        t = tangents[0]
+        var = through_gradient(self, out, t, self.dim, self.keepdim, VarBackward0.backward)
+        return formula.keep(out._data != 0, var / (out * 2))
 
     def backward(self, g):
         r = self.saved("result")
@@ -616,6 +698,7 @@ def vector_norm_backward(g: Tensor, x: Tensor, r: Tensor, p: float, dim: Any, ke
 
 class LinalgVectorNormBackward0(Node):
     runs_on_arrays = False  # written with Tensor methods (abs, pow)
+    jvp = reduced_tangent
 
     def backward(self, g):
         x, r = self.saved("self"), self.saved("result")
@@ -667,6 +750,16 @@ class DistBackward0(Node):
 
     runs_on_arrays = False
 
+    def jvp(self, out, tangents):
+        """norm's tangent in the direction of a's tangent minus b's."""
+        a, b, r = self.saved("self"), self.saved("other"), self.saved("result")
+        ones = Tensor._wrap(np.ones((), out._data.dtype))
+        factor = vector_norm_backward(ones, a - b, r, self.p, None, False)
+        if factor is None:  # p = 0: a zero tangent
+            return formula.zeros_like(out)
+        t_a, t_b = (formula.tangent_or_zeros(self, tangents, i) for i in (0, 1))
+        return (factor * t_a).sum() - (factor * t_b).sum()
+
     def backward(self, g):
         a, b, r = self.saved("self"), self.saved("other"), self.saved("result")
         grad = vector_norm_backward(g, a - b, r, self.p, None, False)
@@ -698,6 +791,16 @@ def dist(a: Tensor, other: Tensor, p: Any = 2) -> Tensor:
 # --- logsumexp -----------------------------------------------------------------------------
 class LogsumexpBackward0(Node):
     """g * exp(x - result): NaN where x and the result are the same infinity, as in PyTorch."""
+
+    def jvp(self, out, tangents):
+        """The mean of t weighted by exp(x), as PyTorch's: exp(x - max) t summed, over
+        exp(x - max) summed (NaN over an empty slice)."""
+        x = self.saved("self")
+        dims = _every(self.dim, x.ndim)
+        shift = np.max(x._data, axis=dims, keepdims=True) if x._data.size else 0
+        weights = (x - Tensor._wrap(np.asarray(shift, x._data.dtype))).exp()
+        total = (weights * tangents[0]).sum(dims, keepdim=self.keepdim)
+        return total / weights.sum(dims, keepdim=self.keepdim)
 
     def backward(self, g):
         x, r = self.saved("self"), self.saved("result")
@@ -755,6 +858,10 @@ def _c_order(a: np.ndarray) -> np.ndarray:
 
 
 class SoftmaxBackward0(Node):
+    def jvp(self, out, tangents):
+        t = tangents[0]
+        return out * (t - (out * t).sum(self.dim, keepdim=True))
+
     def backward(self, g):
         return (softmax_backward_data(g, self.saved("result"), self.dim),)
 
@@ -762,6 +869,16 @@ class SoftmaxBackward0(Node):
 class SoftmaxBackwardDataBackward0(Node):
     """softmax's gradient, recorded as one op under create_graph, as PyTorch records
     _softmax_backward_data: its own gradients for grad_output and for the softmax's output."""
+
+    def jvp(self, value, tangents):
+        go, out, dim = self.saved("grad_output"), self.saved("output"), self.dim
+        t_go, t_out = tangents
+        total = None if t_go is None else softmax_backward_data(t_go, out, dim)
+        if t_out is not None:
+            term = t_out * (go - (go * out).sum(dim, keepdim=True))
+            term = term - out * (go * t_out).sum(dim, keepdim=True)
+            total = term if total is None else total + term
+        return total
 
     def backward(self, gg):
         go, out, dim = self.saved("grad_output"), self.saved("output"), self.dim
@@ -800,12 +917,25 @@ def softmax(a: Tensor, dim: int, dtype=None) -> Tensor:
 
 
 class LogSoftmaxBackward0(Node):
+    def jvp(self, out, tangents):
+        t = tangents[0]
+        return t - (out.exp() * t).sum(self.dim, keepdim=True)
+
     def backward(self, g):
         return (log_softmax_backward_data(g, self.saved("result"), self.dim),)
 
 
 class LogSoftmaxBackwardDataBackward0(Node):
     """log_softmax's gradient as one recorded op (PyTorch's _log_softmax_backward_data)."""
+
+    def jvp(self, value, tangents):
+        go, out, dim = self.saved("grad_output"), self.saved("output"), self.dim
+        t_go, t_out = tangents
+        total = None if t_go is None else log_softmax_backward_data(t_go, out, dim)
+        if t_out is not None:
+            term = -(out.exp() * t_out) * go.sum(dim, keepdim=True)
+            total = term if total is None else total + term
+        return total
 
     def backward(self, gg):
         go, out, dim = self.saved("grad_output"), self.saved("output"), self.dim

@@ -13,6 +13,7 @@ from ..core.node import Node
 from ..core.shapes import iterator_layout
 from ..core.tensor import Tensor
 from . import elementwise as ew
+from . import tangents
 from ._record import record
 from .elementwise import broadcast_operands
 
@@ -32,23 +33,33 @@ def _divisor_gradient(node: Node, g: Any, mode: str) -> tuple:
 class RemainderBackward0(Node):
     """remainder(tensor, number)."""
 
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g,)
 
 
 class RemainderBackward1(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return _divisor_gradient(self, g, "floor")
 
 
 class NotImplementedBackward(Node):
     """What PyTorch records for an op it has no derivative for (remainder of a number by a
-    tensor): the output requires grad, and backward through it raises."""
+    tensor, bincount's weights, histogram): the output requires grad, and backward or a
+    tangent through it raises."""
 
     def name(self) -> str:
         return "torch::autograd::NotImplemented"
 
-    def backward(self, g):
+    def jvp(self, out, tangents):
+        raise NotImplementedError(
+            f"Trying to use forward AD with aten::{self.op} that does not support it."
+        )
+
+    def backward(self, *grads):  # (one per output: histogram has two)
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
 
 
@@ -85,11 +96,15 @@ def remainder(a: Any, other: Any) -> Tensor:
 class FmodBackward0(Node):
     """fmod(tensor, number)."""
 
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g,)
 
 
 class FmodBackward1(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return _divisor_gradient(self, g, "trunc")
 

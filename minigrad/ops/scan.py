@@ -17,7 +17,7 @@ from ..core import dtypes
 from ..core.node import Node
 from ..core.shapes import wrap_dim
 from ..core.tensor import Tensor
-from . import formula
+from . import formula, tangents
 from ._record import record, should_record
 from .reduction import numpy_names
 
@@ -38,6 +38,8 @@ class ReverseCumsum(Node):
     """g summed from the end (flip, cumsum, flip), recorded under create_graph: linear, its own
     gradient is the forward cumsum of what arrives. Named as PyTorch's outermost step."""
 
+    jvp = tangents.linear(lambda node, out, t: reverse_cumsum(t, node.dim))
+
     def name(self) -> str:
         return "FlipBackward0"
 
@@ -52,6 +54,7 @@ def reverse_cumsum(g: Any, dim: int) -> Any:
 
 class CumsumBackward0(Node):
     input_dtype = None
+    jvp = tangents.linear(lambda node, out, t: cumsum(t.to(out.dtype), node.dim))
 
     def backward(self, g):
         if not np.ndim(formula.data(g)):
@@ -95,7 +98,7 @@ def _or_one(mask: np.ndarray, x: Any) -> Any:
 
 def cumprod_backward(g: Any, x: Any, out: Any, dim: int) -> Any:
     data = formula.data(x)
-    if data.ndim == 0:
+    if data.size <= 1:  # (PyTorch returns g itself: no history for an empty or 1-element x)
         return g
     zero = data == 0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -138,8 +141,31 @@ def _differentiable(g: Tensor, x: Tensor, dim: int) -> Tensor:
     return terms.sum(-1).transpose(dim, -1)
 
 
+def _tangent_past_zeros(x: Tensor, t: Tensor, generic: Tensor, dim: int) -> Tensor:
+    """cumprod's tangent from the first zero z of a slice on: the products there have x_z as
+    a factor, so only the term of t_z survives, t_z prod_{i<=k, i!=z} x_i, a cumprod of x
+    with t_z put in x_z's place (the terms dropped are exactly 0, even where an inf would
+    have made them NaN). Before z the generic formula holds."""
+    zero = x._data == 0
+    if zero.ndim:
+        first = zero & (np.cumsum(zero, axis=dim) == 1)
+        past = np.cumsum(first, axis=dim) > 0
+    else:
+        first = past = zero
+    replaced = cumprod(formula.keep(first, t) + formula.keep(~first, x), dim)
+    return formula.keep(past, replaced) + formula.keep(~past, generic)
+
+
 class CumprodBackward0(Node):
     input_dtype = None
+
+    def jvp(self, out, tangents):
+        """cumsum(t / x) * result, as PyTorch's, up to a slice's first zero."""
+        x, t = self.saved("self").to(out.dtype), tangents[0].to(out.dtype)
+        generic = cumsum(t / x, self.dim) * out
+        if not (x._data == 0).any():
+            return generic
+        return _tangent_past_zeros(x, t, generic, self.dim)
 
     def backward(self, g):
         x, out = self.saved("self"), self.saved("result")

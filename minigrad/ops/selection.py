@@ -12,7 +12,7 @@ import numpy as np
 from ..core.node import Node
 from ..core.shapes import wrap_dim
 from ..core.tensor import Tensor
-from . import formula
+from . import formula, tangents
 from ._record import argument_error, record
 from .index_add import index_add
 from .indexing import ScatterBackward0, scatter_into_zeros
@@ -23,6 +23,10 @@ from .shape import broadcast_shapes
 class IndexSelectBackward0(Node):
     """zeros(self's sizes).index_add_(dim, index, g): repeated indices add up; recorded as
     index_add under create_graph, as in PyTorch. A 0-d input gets g itself."""
+
+    jvp = tangents.linear(
+        lambda node, out, t: t.index_select(node.dim, node.saved("index")) if t.ndim else t.clone()
+    )
 
     def backward(self, g):
         index, shape = self.saved("index"), self.self_sym_sizes
@@ -82,10 +86,16 @@ def index_select_method(self: Tensor, dim: int, index: Tensor) -> Tensor:
 class MaskedScatterBackward0(ScatterBackward0):
     """masked_select's gradient as recorded under create_graph (PyTorch's masked_scatter_)."""
 
+    jvp = tangents.linear(
+        lambda node, out, t: scatter_into_zeros(t, out.shape, node.key, type(node))
+    )
+
 
 class MaskedSelectBackward0(Node):
     """g put back where the broadcast mask holds, zeros elsewhere, summed down to self's
     shape (an element picked through several broadcast copies gets their sum)."""
+
+    jvp = tangents.linear(lambda node, out, t: t.masked_select(node.saved("mask")))
 
     def backward(self, g):
         mask, x = formula.data(self.saved("mask")), self.saved("self")

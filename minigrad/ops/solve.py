@@ -11,8 +11,9 @@ import numpy as np
 from ..core import dtypes
 from ..core.node import Node
 from ..core.tensor import Tensor
-from . import formula
+from . import formula, tangents
 from ._record import record
+from .reduction import through_gradient
 from .shape import broadcast_shapes
 
 
@@ -140,6 +141,9 @@ class LinalgDetBackward0(Node):
     """(g det) A^-T, with A^-T solved from A's LU; 0 * g for a singular matrix (PyTorch's
     value there, NaN when g is); g itself for a 1x1 matrix."""
 
+    # det * trace(A^-1 T): the gradient's factor times the tangent, summed (0 where singular)
+    jvp = tangents.linear(lambda node, out, t: through_gradient(node, out, t, (-2, -1), False))
+
     def backward(self, g):
         a, det = self.saved("A"), self.saved("result")
         x = formula.data(a)
@@ -178,6 +182,9 @@ def det(a: Tensor) -> Tensor:
 class LinalgInvExBackward0(Node):
     """-A^-T g A^-T, from the inverse the forward returned."""
 
+    def jvp(self, out, tangents):
+        return -(out @ tangents[0] @ out)
+
     def backward(self, g):
         r = _mT(self.saved("result"))
         return (-(r @ g @ r),)
@@ -204,6 +211,20 @@ def inv(a: Tensor) -> Tensor:
 class LinalgSolveExBackward0(Node):
     """X = A^-1 B: B's gradient is A^-T g, A's is -(B's gradient) X^T (for left=False, the
     same on the transposed system). Vectors are columns."""
+
+    def jvp(self, out, tangents):
+        """A T_X = T_B - T_A X (T_X A = T_B - X T_A for left=False), solved with A."""
+        a, x = self.saved("A"), self.saved("result")
+        t_a, rhs = tangents
+        if t_a is not None:
+            if not self.left:
+                change = x @ t_a
+            elif self.vector:
+                change = (t_a @ x.unsqueeze(-1)).squeeze(-1)
+            else:
+                change = t_a @ x
+            rhs = -change if rhs is None else rhs - change
+        return solve(a, rhs, left=self.left)
 
     def backward(self, g):
         a, x = self.saved("A"), self.saved("result")

@@ -3,7 +3,8 @@
 PyTorch's derivatives.yaml gives (self or the result saved as PyTorch saves it), written with
 operators and the `_either` helpers, so it runs on arrays in a plain backward and is recorded
 on Tensors under create_graph; the order of operations is PyTorch's, so that inf and NaN land
-where they land in PyTorch."""
+where they land in PyTorch. Forward mode reuses each gradient (`tangents.elementwise`), but for
+atan2, whose forward formula PyTorch writes out (NaN at the origin)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from ..core import forward_grad
 from ..core.node import Node
 from ..core.tensor import Tensor
 from . import elementwise as ew
-from . import formula
+from . import formula, tangents
 from ._record import record
 from .elementwise import _float_result, _unary, broadcast_operands
 
@@ -47,6 +49,8 @@ class RsqrtBackward0(Node):
     """1 / sqrt(x), also inside asin's, acos's, asinh's and acosh's gradients: its own
     gradient is -0.5 * g * result³."""
 
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (-0.5 * g * self.saved("result") ** 3,)
 
@@ -61,6 +65,8 @@ _reciprocal = _either(ew.reciprocal, np.reciprocal)
 
 # --- logarithms and exponentials -----------------------------------------------------------
 class Log10Backward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g / (self.saved("self") * LN10),)
 
@@ -70,6 +76,8 @@ def log10(a: Tensor) -> Tensor:
 
 
 class Log2Backward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g / (self.saved("self") * LN2),)
 
@@ -79,6 +87,8 @@ def log2(a: Tensor) -> Tensor:
 
 
 class Log1PBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g / (self.saved("self") + 1),)
 
@@ -88,6 +98,8 @@ def log1p(a: Tensor) -> Tensor:
 
 
 class Expm1Backward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g * (self.saved("result") + 1),)
 
@@ -98,6 +110,8 @@ def expm1(a: Tensor) -> Tensor:
 
 # --- trigonometric -------------------------------------------------------------------------
 class TanBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g * (1 + self.saved("result") ** 2),)
 
@@ -107,6 +121,8 @@ def tan(a: Tensor) -> Tensor:
 
 
 class AsinBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         x = self.saved("self")
         return (g * _rsqrt(-x * x + 1),)
@@ -117,6 +133,8 @@ def asin(a: Tensor) -> Tensor:
 
 
 class AcosBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         x = self.saved("self")
         return (g * -_rsqrt(-x * x + 1),)
@@ -127,6 +145,8 @@ def acos(a: Tensor) -> Tensor:
 
 
 class AtanBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         x = self.saved("self")
         return (g / (x * x + 1),)
@@ -139,6 +159,12 @@ def atan(a: Tensor) -> Tensor:
 class Atan2Backward0(Node):
     """PyTorch's atan2_backward: g * other / (self² + other²) and g * -self / (...), where
     1 / (self² + other²) is taken as 0 at the origin (so both gradients are 0 there)."""
+
+    def jvp(self, out, tangents):
+        """PyTorch's forward formula divides at the origin too (NaN there)."""
+        x, y = self.saved("self"), self.saved("other")
+        t_x, t_y = (formula.tangent_or_zeros(self, tangents, i) for i in (0, 1))
+        return (y * t_x - x * t_y) / (x * x + y * y)
 
     def backward(self, g):
         x, y = self.saved("self"), self.saved("other")
@@ -160,6 +186,8 @@ def atan2(a: Tensor, b: Tensor) -> Tensor:
 
 # --- hyperbolic ----------------------------------------------------------------------------
 class SinhBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g * _cosh(self.saved("self")),)
 
@@ -169,6 +197,8 @@ def sinh(a: Tensor) -> Tensor:
 
 
 class CoshBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g * _sinh(self.saved("self")),)
 
@@ -181,6 +211,8 @@ _sinh, _cosh = _either(sinh, np.sinh), _either(cosh, np.cosh)
 
 
 class AsinhBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g * _rsqrt(self.saved("self") ** 2 + 1),)
 
@@ -190,6 +222,8 @@ def asinh(a: Tensor) -> Tensor:
 
 
 class AcoshBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g * _rsqrt(self.saved("self") ** 2 - 1),)
 
@@ -199,6 +233,8 @@ def acosh(a: Tensor) -> Tensor:
 
 
 class AtanhBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g * 1 / (1 - self.saved("self") ** 2),)
 
@@ -212,6 +248,11 @@ class _NoInplaceDerivative(Node):
     in-place versions, so backward through one raises."""
 
     op = ""
+
+    def jvp(self, out, tangents):
+        """Nor a forward one: PyTorch's error names the in-place op (asinh_)."""
+        message = forward_grad.not_implemented(self).args[0]
+        raise NotImplementedError(message.replace(f" {self.op} ", f" {self.op}_ ", 1))
 
     def backward(self, g):
         raise NotImplementedError(
@@ -233,6 +274,8 @@ class AtanhBackward1(_NoInplaceDerivative):
 
 # --- error function ------------------------------------------------------------------------
 class ErfBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (TWO_OVER_SQRT_PI * formula.exp(-(self.saved("self") ** 2)) * g,)
 
@@ -242,6 +285,8 @@ def erf(a: Tensor) -> Tensor:
 
 
 class ErfcBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (-TWO_OVER_SQRT_PI * formula.exp(-(self.saved("self") ** 2)) * g,)
 

@@ -39,6 +39,7 @@ NOT_OPS = frozenset(
         "torch.set_autocast_dtype",
         "torch.get_float32_matmul_precision",
         "torch.set_float32_matmul_precision",
+        "torch.vmap",  # a function transform (torch.func.vmap), tested in tests/test_func.py
     }
 )
 
