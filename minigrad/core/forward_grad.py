@@ -45,11 +45,21 @@ def exit(level: int | None = None) -> None:  # noqa: A001 - PyTorch's exit_dual_
 
 
 def tangent_of(t: Any) -> Any:
-    """The tangent `t` carries at the open level, or None."""
+    """The tangent `t` carries at the open level, or None. A view that has none of its own
+    while its base has one sees the matching view of the base's (PyTorch's fw_grad of a view,
+    e.g. after the base was written with a dual value): `tangent_from_base`, which the ops
+    floor sets (ops/inplace.py)."""
     fw = getattr(t, "_fw_grad", None)
-    if fw is None or Levels.level is None or fw[0] != Levels.generation:
+    if Levels.level is None:
+        return None
+    if fw is None or fw[0] != Levels.generation:
+        if getattr(t, "_base", None) is not None and tangent_from_base is not None:
+            return tangent_from_base(t)
         return None
     return fw[1]
+
+
+tangent_from_base: Any = None  # view -> its tangent read off its base's (ops/inplace.py sets it)
 
 
 def set_tangent(t: Any, tangent: Any) -> None:

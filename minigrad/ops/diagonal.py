@@ -12,7 +12,7 @@ import numpy as np
 from ..core.node import Node
 from ..core.shapes import wrap_dim
 from ..core.tensor import Tensor
-from . import formula
+from . import formula, tangents
 from ._record import mark_view, record
 from .inplace import writable
 from .int_args import integer
@@ -28,6 +28,12 @@ def _dims(ndim: int, dim1: int, dim2: int) -> tuple[int, int]:
 class DiagonalBackwardBackward0(Node):
     """`_onto_diagonal` recorded: its gradient reads the diagonal back."""
 
+    jvp = tangents.linear(
+        lambda node, out, t: _onto_diagonal(
+            t, tuple(out._data.shape), node.offset, node.dim1, node.dim2
+        )
+    )
+
     def backward(self, gg):
         return (_diagonal_of(gg, self.offset, self.dim1, self.dim2),)
 
@@ -42,6 +48,8 @@ def _onto_diagonal(g: Any, shape: tuple, offset: int, dim1: int, dim2: int) -> A
 
 
 class DiagonalBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: diagonal(t, node.offset, node.dim1, node.dim2))
+
     def backward(self, g):
         return (_onto_diagonal(g, self.self_sym_sizes, self.offset, self.dim1, self.dim2),)
 
@@ -65,10 +73,12 @@ def _diagonal_of(g: Any, offset: int, dim1: int, dim2: int) -> Any:
 
 
 class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801 - PyTorch's name for diag(matrix)
-    pass
+    jvp = tangents.linear(lambda node, out, t: diag(t, node.offset))
 
 
 class DiagEmbedBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: _embed(t, node.offset, node.dim1, node.dim2))
+
     def backward(self, g):
         return (_diagonal_of(g, self.offset, self.dim1, self.dim2),)
 
@@ -104,6 +114,8 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
 
 class TraceBackward0(Node):
     """The gradient, one number, on the main diagonal."""
+
+    jvp = tangents.linear(lambda node, out, t: trace(t))
 
     def backward(self, g):
         shape = self.self_sym_sizes

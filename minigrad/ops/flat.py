@@ -10,10 +10,15 @@ from typing import Any
 import numpy as np
 
 from ..core.node import Node
-from . import formula
+from . import formula, tangents
+from .shape import tangent_or_zeros
 
 
 class ScatterFlatBackward(Node):
+    jvp = tangents.linear(
+        lambda node, out, t: scatter_flat(t, node.indices, tuple(out._data.shape), type(node))
+    )
+
     def backward(self, h):
         return (gather_flat(h, self.indices),)
 
@@ -29,6 +34,8 @@ def scatter_flat(
 
 
 class GatherFlatBackward(Node):
+    jvp = tangents.linear(lambda node, out, t: gather_flat(t, node.indices))
+
     def backward(self, g):
         return (scatter_flat(g, self.indices, self.self_sym_sizes),)
 
@@ -45,6 +52,10 @@ def gather_flat(h: Any, indices: np.ndarray) -> Any:
 class PutFlatBackward(Node):
     """`put_flat` recorded, under create_graph: the gradient of a base written through one of
     its views, which PyTorch builds as a CopySlices of its own (hence the name)."""
+
+    def jvp(self, out, tangents):
+        g, values = (tangent_or_zeros(self, tangents, i) for i in (0, 1))
+        return put_flat(g, self.indices, values)
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"

@@ -11,12 +11,15 @@ import numpy as np
 from ..core.node import Node
 from ..core.shapes import empty_like
 from ..core.tensor import Tensor
+from . import tangents
 from ._record import record
 from .int_args import int_tuple, no_dims, varargs
 from .shape import wrap_dims
 
 
 class FlipBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: _flip(t, node.dims))
+
     def backward(self, g):
         if isinstance(g, Tensor):
             return (_flip(g, self.dims),)
@@ -59,6 +62,8 @@ def flipud(input: Tensor) -> Tensor:  # noqa: A002
 
 
 class RollBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: _roll(t, node.shifts, node.dims))
+
     def backward(self, g):
         back = tuple(-s for s in self.shifts)
         if isinstance(g, Tensor):

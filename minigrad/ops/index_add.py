@@ -11,11 +11,17 @@ from ..core.dtypes import SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
 from ._record import record
-from .shape import wrap_dim
+from .shape import tangent_or_zeros, wrap_dim
 
 
 class IndexAddBackward0(Node):
     """self's gradient passes through; source's is the gradient read back at `index`."""
+
+    def jvp(self, out, tangents):
+        source = tangent_or_zeros(self, tangents, 1)
+        return index_add(
+            tangent_or_zeros(self, tangents, 0), self.dim, self.saved("index"), source, self.alpha
+        )
 
     def backward(self, g):
         index = self.saved("index")

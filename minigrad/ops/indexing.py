@@ -12,9 +12,9 @@ from .. import kernels
 from ..core.dtypes import SCALAR_NAMES
 from ..core.node import Node
 from ..core.tensor import Tensor
-from . import formula
+from . import formula, tangents
 from ._record import mark_view, record
-from .shape import unsqueeze, wrap_dim
+from .shape import tangent_or_zeros, unsqueeze, wrap_dim
 
 SEQUENCE_AS_TUPLE_WARNING = (
     "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
@@ -45,6 +45,10 @@ def _basic(a: Tensor, key: tuple, cls: type[Node]) -> Tensor:
 class ScatterBackward0(Node):
     """Backward of scatter_into_zeros: read the gradient back at the same positions. Recorded
     under create_graph with the name PyTorch's indexing backward records (below)."""
+
+    jvp = tangents.linear(
+        lambda node, out, t: scatter_into_zeros(t, tuple(out._data.shape), node.key, type(node))
+    )
 
     def backward(self, g):
         return (g[self.key],)
@@ -104,6 +108,7 @@ def scatter_into_zeros(g: Any, shape: tuple, key: Any, recorded_as: type[Node]) 
 
 class SelectBackward0(Node):
     recorded_as: type[Node] = SelectBackwardBackward0
+    jvp = tangents.linear(lambda node, out, t: _basic(t, node.key, type(node)))
 
     def backward(self, g):
         return (scatter_into_zeros(g, self.self_sym_sizes, self.key, self.recorded_as),)
@@ -149,6 +154,11 @@ class IndexBackward0(SelectBackward0):
     the gradient is scattered with the positions the forward read (`key`)."""
 
     recorded_as = IndexPutImplBackward0
+    jvp = tangents.linear(
+        lambda node, out, t: _record_gather(
+            t, np.ascontiguousarray(t._data[node.key]), node.key, ()
+        )
+    )
 
     def backward(self, g):
         for name in self.index_names:
@@ -335,6 +345,8 @@ def index_views(a: Tensor, key: Any, lone_slice: bool = True) -> tuple[Tensor, d
 
 
 class AliasBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: t)  # (PyTorch's alias carries the tangent itself)
+
     def backward(self, g):
         return (g,)
 
@@ -354,6 +366,11 @@ class IndexPutBackward0(Node):
     """The written places get exactly 0 (PyTorch puts zeros there with index_put: inf or NaN
     in g stays out); the value gets g read back at them. The index tensors are saved (and
     version-checked) as PyTorch saves them."""
+
+    def jvp(self, out, tangents):
+        """The self tangent with the value's written at the same places."""
+        base, value = (tangent_or_zeros(self, tangents, i) for i in (0, 1))
+        return _put(base, self.saved("indices"), value, {})
 
     def backward(self, g):
         for name in self.index_names:
@@ -392,9 +409,13 @@ def index_put(a: Tensor, advanced: dict[int, np.ndarray], value: Tensor, sources
             f"{SCALAR_NAMES[a.dtype.name]} for the destination and "
             f"{SCALAR_NAMES[value.dtype.name]} for the source."
         )
+    return _put(a, key, value, _saved(sources))
+
+
+def _put(a: Tensor, key: tuple, value: Tensor, save: dict) -> Tensor:
+    """index_put at a numpy key already checked; `save`: the index tensors to keep."""
     data = a._data.copy()
     data[key] = np.broadcast_to(value._data, data[key].shape)
-    save = _saved(sources)
     names = tuple(save)
     save["indices"] = key
     return record(IndexPutBackward0, data, (a, value), save=save, index_names=names)

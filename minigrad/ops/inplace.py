@@ -13,14 +13,15 @@ from typing import Any
 
 import numpy as np
 
-from ..core import grad_mode
+from ..core import forward_grad, grad_mode
 from ..core.dtypes import SCALAR_NAMES, from_numpy_dtype
+from ..core.forward_grad import Levels, computing_tangents, set_tangent, tangent_of
 from ..core.node import Node, edge_of
 from ..core.saved import FREED_MESSAGE, SavedTensor
 from ..core.shapes import dense, dense_strides
 from ..core.tensor import Tensor
 from . import formula
-from ._record import announce, connect, input_meta, record, should_record
+from ._record import announce, connect, input_meta, mark_view, record, should_record
 from .flat import ScatterFlatBackward, gather_flat, put_flat, scatter_flat
 from .shape import broadcast_shapes
 
@@ -146,6 +147,10 @@ def _snapshot(t: Tensor) -> Tensor:
     """The tensor as it is now (history included) on storage the write will not touch."""
     old = Tensor._wrap(t._data.copy(), t._requires_grad)
     old._grad_fn, old._output_nr, old._made_meta = t._grad_fn, t._output_nr, t._made_meta
+    tangent = tangent_of(t)
+    if tangent is not None:  # (a copy: t's own is written with the result's, in place)
+        with computing_tangents():
+            set_tangent(old, tangent.clone())
     return old
 
 
@@ -193,6 +198,7 @@ def _rebind_saved(node: Node | None, result: Tensor, t: Tensor) -> None:
     for key, saved in (node._saved or {}).items() if node is not None else ():
         if isinstance(saved, SavedTensor) and saved._counter is result._version_counter:
             node._saved[key] = SavedTensor(t, is_output=True)
+            node._saved[key]._fw_grad = t._fw_grad  # (its tangent, given back with it)
 
 
 def _address(a: np.ndarray) -> int:
@@ -314,7 +320,9 @@ def run_inplace(
     stepwise = aliasing == PARTIAL and _reads_what_it_writes(t, tensors)
     if not recording:  # then `fn` records nothing either
         data = _element_by_element(t, fn, args, kwargs) if stepwise else None
-        _write(t, fn(t, *args, **kwargs)._data if data is None else data, overlap, written)
+        result = fn(t, *args, **kwargs)
+        _write(t, result._data if data is None else data, overlap, written)
+        take_tangent(t, result)
         return t
     if t._base is not None:
         return _inplace_on_view(t, fn, args, kwargs, overlap, written, stepwise)
@@ -323,6 +331,7 @@ def run_inplace(
     _write(t, result._data if data is None else data, overlap, written)
     node = result._grad_fn
     if node is not None:  # None: t's dtype takes no gradient (copy_ of a float into an int)
+        take_tangent(t, result)
         t._set_history(node, result._output_nr)
         _rebind_saved(node, result, t)
     return t
@@ -349,8 +358,8 @@ def write_through(t: Tensor, ufunc: np.ufunc, other: Any) -> bool:
         tensors = (t, other)
     else:
         return False
-    if t._is_inference or should_record(tensors):
-        return False
+    if t._is_inference or Levels.active or should_record(tensors):
+        return False  # (forward AD: a tangent may have to follow the write)
     ufunc(data, value, out=data)
     t._bump()
     return True
@@ -378,7 +387,7 @@ def _element_by_element(t: Tensor, fn: Callable, args: tuple, kwargs: dict) -> n
     dst = writable(t._data)
     own = Tensor._wrap(before)  # (the op's `self` is read where it is written: its old value)
     try:
-        with grad_mode.no_grad():
+        with grad_mode.no_grad(), computing_tangents():
             for step in np.ndindex(*(t._data.shape[d] for d in outer_first)):
                 at = tuple(step[outer_first.index(d)] for d in range(t._data.ndim))
                 dst[at] = fn(own, *args, **kwargs)._data[at]
@@ -444,6 +453,7 @@ def _inplace_on_view(
     op = result._grad_fn
     if op is None:  # the view's dtype takes no gradient: a plain write
         _write(view, data, overlap, written)
+        take_tangent(view, result)
         return view
     node = CopySlices()
     edge = edge_of(base)
@@ -454,6 +464,7 @@ def _inplace_on_view(
     _write(view, data, overlap, written)
     base._set_history(node, 0)
     regenerate_view_history(view, node.flat_index)
+    take_tangent(view, result)
     _rebind_saved(op, result, view)
     return view
 
@@ -507,6 +518,13 @@ def regenerate_view_history(view: Tensor, flat_index: np.ndarray | None = None) 
 
 # --- copy_, which the engine also records (accumulating under create_graph) ---------------
 class CopyBackwards(Node):
+    def jvp(self, out, tangents):
+        """The source's tangent copied in (zeros where it carries none): the old values'
+        tangent is overwritten with them."""
+        src = tangents[1]
+        zeros = Tensor._wrap(np.zeros(out._data.shape, out._data.dtype))
+        return zeros if src is None else copy(zeros, src)
+
     def name(self) -> str:
         return "torch::autograd::CopyBackwards"  # PyTorch's C++ name
 
@@ -541,3 +559,100 @@ def copy(t: Tensor, src: Tensor) -> Tensor:
     if not t.dtype.is_floating_point:
         return Tensor._wrap(data)
     return record(CopyBackwards, data, (t, src))
+
+
+# --- forward AD: the tangent follows the write ---------------------------------------------
+def take_tangent(t: Tensor, result: Tensor) -> None:
+    """After `result` (the op run out of place) was written into `t`: its tangent is written
+    into t's, in place, so that views of that tangent see it (PyTorch's in-place formulas run
+    in place on the tangent). A `t` without a tangent takes the result's; a view without one
+    takes a view of its base's (made of zeros if the base has none), as PyTorch's set_fw_grad
+    gives a view written with a dual value."""
+    new = tangent_of(result) if Levels.level is not None else None
+    if new is None:
+        return
+    own = tangent_of(t)
+    if own is None and t._base is not None:
+        own = view_tangent(t, create=True)
+    if own is None:  # (a copy, laid out as t: never an operand's tangent itself)
+        set_tangent(t, _laid_out_as(t, new))
+    elif own is not new:
+        _copy_tangent(own, new)
+
+
+def _laid_out_as(t: Tensor, new: Tensor) -> Tensor:
+    """`new` copied into t's layout: a tangent is laid out as its primal, as in PyTorch."""
+    out = Tensor._wrap(_zeros_laid_out_as(t._data))
+    _copy_tangent(out, new)
+    return out
+
+
+def _copy_tangent(own: Tensor, new: Tensor) -> None:
+    """`own.copy_(new)` on tangents: recorded when `new` has a history (reverse over forward),
+    else written straight in (an expanded tangent included, as PyTorch's self_t.fill_ would)."""
+    with computing_tangents():
+        if should_record((own, new)):
+            own.copy_(new)
+            return
+        np.copyto(writable(own._data), new._data, casting="unsafe")
+        own._bump()
+
+
+def view_tangent(view: Tensor, create: bool = False) -> Tensor | None:
+    """A tensor's tangent (a view's read off its base's, see forward_grad.tangent_of);
+    `create`: give the base a zero tangent first when it has none."""
+    own = tangent_of(view)
+    if own is not None or view._base is None or not create:
+        return own
+    return tangent_from_base(view, create)
+
+
+def tangent_from_base(view: Tensor, create: bool = False) -> Tensor | None:
+    """`view_tangent` for a view without a tangent of its own (kept on it once made)."""
+    base = view._base
+    base_tangent = tangent_of(base)
+    if base_tangent is None:
+        if not create or base._data.dtype.kind not in "fc":
+            return None
+        base_tangent = Tensor._wrap(_zeros_laid_out_as(base._data))
+        set_tangent(base, base_tangent)
+    if base_tangent._data.strides != base._data.strides or base_tangent.shape != base.shape:
+        return None  # (a tangent laid out otherwise: no place in it matches the view's)
+    offset = _address(view._data) - _address(base._data)
+    tangent = Tensor._wrap(_window(base_tangent._data, offset, view._data))
+    with computing_tangents():
+        mark_view(tangent, base_tangent)
+    set_tangent(view, tangent)
+    return tangent
+
+
+forward_grad.tangent_from_base = tangent_from_base  # (core reads views' tangents through it)
+
+
+class _Window:
+    """What numpy reads an array off: `interface` over the memory of `owner` (kept alive)."""
+
+    def __init__(self, owner: np.ndarray, interface: dict) -> None:
+        self.owner, self.__array_interface__ = owner, interface
+
+
+def _window(owner: np.ndarray, offset: int, like: np.ndarray) -> np.ndarray:
+    """The elements of `owner`'s memory `offset` bytes from its start, with `like`'s shape and
+    strides (a view: writes land in `owner`)."""
+    interface = {
+        "data": (_address(owner) + offset, False),
+        "shape": like.shape,
+        "strides": like.strides,
+        "typestr": owner.dtype.str,
+        "version": 3,
+    }
+    return np.asarray(_Window(owner, interface))
+
+
+def _zeros_laid_out_as(a: np.ndarray) -> np.ndarray:
+    """Zeros with `a`'s shape and strides, on memory of their own."""
+    item = a.itemsize
+    low = sum(s * (n - 1) for n, s in zip(a.shape, a.strides) if s < 0 and n) // item
+    high = sum(s * (n - 1) for n, s in zip(a.shape, a.strides) if s > 0 and n) // item
+    memory = np.zeros(high - low + 1 if a.size else 1, a.dtype)
+    return _window(memory, -low * item, a)

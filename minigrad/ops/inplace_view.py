@@ -6,11 +6,13 @@ Views of it keep pointing at the same memory (inplace.memory_positions)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from ..core.forward_grad import Levels, computing_tangents
 from ..core.tensor import Tensor
 from ._record import should_record
-from .inplace import check_inplace
+from .inplace import check_inplace, view_tangent
 from .shape import (
     SqueezeBackward0,
     SqueezeBackward1,
@@ -73,23 +75,31 @@ def _become(a: Tensor, view: Tensor) -> Tensor:
     return a
 
 
+def _in_place(a: Tensor, op: Callable[..., Tensor], *args: Any) -> Tensor:
+    """`a` becomes `op(a, *args)`; in forward AD its tangent does too, in place (PyTorch's
+    formula: the same in-place view op on the tangent), so the tensor keeps its tangent."""
+    check_inplace(a, should_record((a,)))
+    tangent = view_tangent(a) if Levels.active else None
+    if tangent is None:
+        return _become(a, op(a, *args))
+    with computing_tangents():
+        _in_place(tangent, op, *args)
+        return _become(a, op(a, *args))
+
+
 def t_(a: Tensor) -> Tensor:
     if a.ndim > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
-    check_inplace(a, should_record((a,)))
-    return _become(a, t(a))
+    return _in_place(a, t)
 
 
 def transpose_(a: Tensor, dim0: int, dim1: int) -> Tensor:
-    check_inplace(a, should_record((a,)))
-    return _become(a, transpose(a, dim0, dim1))
+    return _in_place(a, transpose, dim0, dim1)
 
 
 def squeeze_(a: Tensor, dim: Any = None) -> Tensor:
-    check_inplace(a, should_record((a,)))
-    return _become(a, squeeze(a, dim))
+    return _in_place(a, squeeze, dim)
 
 
 def unsqueeze_(a: Tensor, dim: int) -> Tensor:
-    check_inplace(a, should_record((a,)))
-    return _become(a, unsqueeze(a, dim))
+    return _in_place(a, unsqueeze, dim)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core import grad_mode
 from ..core.dtypes import SCALAR_NAMES
+from ..core.forward_grad import Levels, tangent_of
 from ..core.tensor import Tensor
 
 # torch-level functions that take out= in PyTorch and return one tensor (factories, and those
@@ -30,6 +31,17 @@ NAMES = (
     "neg norm outer pow prod remainder round rsqrt sgn sign sin sinh sqrt square stack std sub "
     "sum tan tanh tril triu trunc var vstack where"
 ).split()
+
+# the out= kernel PyTorch's error names, where it is not the function's own (a composite's last)
+_ATEN_OUT = {
+    "diff": "sub",
+    "dstack": "cat",
+    "hstack": "cat",
+    "vstack": "cat",
+    "matmul": "mm",
+    "norm": "linalg_vector_norm",
+    "outer": "mul",
+}
 
 RESIZED = (
     "An output with one or more elements was resized since it had shape {have}, which does not "
@@ -65,6 +77,11 @@ def write_out(name: str, fn: Callable, args: tuple, kwargs: dict, out: Any) -> T
         raise RuntimeError(
             f"{name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
+        )
+    if Levels.active and any(tangent_of(t) is not None for t in _tensors(args, kwargs, out)):
+        raise NotImplementedError(
+            f"Trying to use forward AD with {_ATEN_OUT.get(name, name)}_out that does not "
+            "support it because it is an out= function"
         )
     result = fn(*args, **kwargs)._data
     have, want = out._data.dtype, result.dtype

@@ -14,7 +14,7 @@ from ..core.dtypes import SCALAR_NAMES
 from ..core.node import Node
 from ..core.shapes import wrap_dim
 from ..core.tensor import Tensor
-from . import formula
+from . import formula, tangents
 from ._record import argument_error, record
 from .int_args import int_tuple, no_dims, varargs
 from .selection import index_select
@@ -24,6 +24,8 @@ from .shape import CloneBackward0, expand, flatten, unsqueeze
 class RepeatBackward0(Node):
     """Each dim of the gradient split into (repeats, size): the repeats summed away, and the
     dims repeat added in front of the input's."""
+
+    jvp = tangents.linear(lambda node, out, t: repeat(t, node.repeats))
 
     def backward(self, g):
         shape, repeats = self.self_sym_sizes, self.repeats

@@ -17,8 +17,9 @@ import numpy as np
 from ..core.node import Node
 from ..core.shapes import wrap_dim
 from ..core.tensor import Tensor
-from . import formula
+from . import formula, tangents
 from ._record import argument_error, record
+from .shape import tangent_or_zeros
 
 
 def _check_index(name: str, index: Tensor) -> None:
@@ -53,6 +54,8 @@ def _at_least_1d(x: np.ndarray) -> np.ndarray:
 
 # --- gather -------------------------------------------------------------------------------
 class GatherBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: gather(t, node.dim, node.saved("index")))
+
     def backward(self, g):
         index = formula.data(self.saved("index"))
         return (scatter_add_into_zeros(g, self.self_sym_sizes, self.dim, index),)
@@ -135,6 +138,10 @@ def _written(a: Tensor, d: int, index: Tensor, src: np.ndarray | None, value: An
 class ScatterBackward0(Node):
     """scatter with a src tensor."""
 
+    def jvp(self, out, tangents):
+        src = tangent_or_zeros(self, tangents, 1)
+        return scatter(tangent_or_zeros(self, tangents, 0), self.dim, self.saved("index"), src)
+
     def backward(self, g):
         index = self.saved("index")
         g_self = _zero_at(g, self.dim, index) if self.next_functions[0][0] else None
@@ -144,6 +151,8 @@ class ScatterBackward0(Node):
 
 class ScatterBackward1(Node):
     """scatter with a value: only self has a gradient."""
+
+    jvp = tangents.linear(lambda node, out, t: scatter(t, node.dim, node.saved("index"), 0))
 
     def backward(self, g):
         return (_zero_at(g, self.dim, self.saved("index")),)
@@ -198,6 +207,10 @@ def scatter(
 
 
 class ScatterAddBackward0(Node):
+    def jvp(self, out, tangents):
+        src = tangent_or_zeros(self, tangents, 1)
+        return scatter_add(tangent_or_zeros(self, tangents, 0), self.dim, self.saved("index"), src)
+
     def backward(self, g):
         g_src = _gather_src(g, self.dim, self.saved("index")) if self.next_functions[1][0] else None
         return g, g_src

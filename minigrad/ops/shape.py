@@ -12,7 +12,7 @@ from ..core.dtypes import LEGACY_NAMES
 from ..core.node import Node
 from ..core.shapes import copy_like, expandable, reduced_dims, wrap_dim
 from ..core.tensor import Tensor
-from . import formula
+from . import formula, tangents
 from ._record import mark_view, operands, record
 
 
@@ -76,7 +76,25 @@ def _infer(shape: tuple, numel: int) -> tuple:
     raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
 
 
+def tangent_or_zeros(node: Node, tangents: list, i: int) -> Tensor:
+    """Input i's tangent, or zeros of its shape where it carries none: what a formula linear in
+    several inputs (cat, scatter, index_put...) combines."""
+    t = tangents[i]
+    if t is not None:
+        return t
+    shape, dtype = node._input_meta[i]
+    return Tensor._wrap(np.zeros(shape, dtype))
+
+
+def _reshaped(node: Node, out: Tensor, t: Tensor) -> Tensor:
+    """A view op that only changes the shape, applied to the tangent: a view of it (a copy
+    only where its strides cannot take the new shape)."""
+    return t.reshape(tuple(out._data.shape))
+
+
 class ViewBackward0(Node):
+    jvp = tangents.linear(_reshaped)
+
     def backward(self, g):
         return (g.reshape(self.self_sym_sizes),)
 
@@ -108,7 +126,7 @@ def view(a: Tensor, *shape: Any) -> Tensor:
 
 
 class UnsafeViewBackward0(ViewBackward0):
-    pass
+    jvp = tangents.linear(lambda node, out, t: unsafe_view(t, tuple(out._data.shape)))
 
 
 def unsafe_view(a: Tensor, shape: tuple) -> Tensor:
@@ -144,6 +162,8 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 class TransposeBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: transpose(t, node.dim0, node.dim1))
+
     def backward(self, g):
         if self.dim0 == self.dim1:  # transpose(1, 1), or a 0-d tensor's transpose(0, -1)
             return (g,)
@@ -168,6 +188,8 @@ def mT(a: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
 
 
 class TBackward0(Node):
+    jvp = tangents.linear(lambda node, out, tangent: t(tangent))
+
     def backward(self, g):
         return (formula.t(g),)
 
@@ -180,6 +202,8 @@ def t(a: Tensor) -> Tensor:
 
 
 class PermuteBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: permute(t, node.dims))
+
     def backward(self, g):
         return (formula.permute(g, np.argsort(self.dims).tolist()),)
 
@@ -225,6 +249,8 @@ def T(a: Tensor) -> Tensor:  # noqa: N802
 
 
 class UnsqueezeBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: unsqueeze(t, node.dim))
+
     def backward(self, g):
         return (formula.squeeze(g, self.dim),)
 
@@ -236,6 +262,8 @@ def unsqueeze(a: Tensor, dim: int) -> Tensor:
 
 
 class SqueezeBackward0(Node):
+    jvp = tangents.linear(_reshaped)
+
     def backward(self, g):  # (nothing squeezed: the gradient itself, as PyTorch's unsqueeze_to)
         shape = self.self_sym_sizes
         return (g if tuple(g.shape) == tuple(shape) else g.reshape(shape),)
@@ -253,6 +281,8 @@ class SqueezeBackward4(Node):
     """squeeze_(dim), in place (PyTorch's matmul of a vector and a matrix ends with one): the
     gradient takes the input's shape back."""
 
+    jvp = tangents.linear(_reshaped)
+
     def backward(self, g):
         return (g.reshape(self._input_meta[0][0]),)
 
@@ -269,6 +299,8 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
 
 
 class ExpandBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: expand(t, tuple(out._data.shape)))
+
     def backward(self, g):
         return (formula.sum_to(g, self.self_sym_sizes),)
 
@@ -330,6 +362,9 @@ class CatBackward0(Node):
     """Each input gets its slice of g; an empty 1-d input gets fresh zeros (no history), as
     in PyTorch, which accepts such inputs whatever the other shapes."""
 
+    def jvp(self, out, tangents):
+        return cat([tangent_or_zeros(self, tangents, i) for i in range(len(tangents))], self.dim)
+
     def backward(self, g):
         grads, start = [], 0
         for size, legacy_empty in zip(self.sizes, self.legacy_empty):
@@ -389,6 +424,9 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
 
 
 class StackBackward0(Node):
+    def jvp(self, out, tangents):
+        return stack([tangent_or_zeros(self, tangents, i) for i in range(len(tangents))], self.dim)
+
     def backward(self, g):
         if isinstance(g, Tensor):
             return tuple(g.select(self.dim, i) for i in range(self.count))
@@ -412,7 +450,16 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
     )
 
 
+def _copied(node: Node, out: Tensor, t: Tensor) -> Tensor:
+    """clone and contiguous on the tangent: a copy, laid out as the output is."""
+    if out._data.flags.c_contiguous and not t._data.flags.c_contiguous:
+        return contiguous(t)
+    return clone(t)
+
+
 class CloneBackward0(Node):
+    jvp = tangents.linear(_copied)
+
     def backward(self, g):
         return (g,)
 
@@ -428,6 +475,8 @@ def contiguous(a: Tensor) -> Tensor:
 
 
 class ToCopyBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: to_dtype(t, out.dtype))
+
     def backward(self, g):
         return (formula.to(g, self.dtype),)
 

@@ -14,6 +14,7 @@ import numpy as np
 from ..core.node import Node
 from ..core.tensor import Tensor
 from ._record import mark_view, record_many
+from .indexing import _slice
 from .shape import cat, stack, wrap_dim
 
 
@@ -30,6 +31,15 @@ def _dim(a: Tensor, dim: int, op: str) -> int:
 
 
 class SplitBackward0(Node):
+    def jvp(self, outs, tangents):
+        """Each piece's tangent: the same slice of the input's tangent (a view of it)."""
+        t, start, pieces = tangents[0], 0, []
+        for out in outs:
+            size = out._data.shape[self.dim]
+            pieces.append(_slice(t, self.dim, slice(start, start + size), always=True))
+            start += size
+        return pieces
+
     def backward(self, *grads):
         if isinstance(grads[0], Tensor):
             return (cat(list(grads), self.dim),)
@@ -84,6 +94,9 @@ def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 class UnbindBackward0(Node):
+    def jvp(self, outs, tangents):
+        return [tangents[0].select(self.dim, i) for i in range(len(outs))]
+
     def backward(self, *grads):
         if isinstance(grads[0], Tensor):
             return (stack(list(grads), self.dim),)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..core.node import Node
 from ..core.tensor import Tensor
+from . import tangents
 from ._record import record
 
 
@@ -28,6 +29,7 @@ def _triangle(g: Any, diagonal: int, lower: bool) -> Any:
 
 class TrilBackward0(Node):
     lower = True
+    jvp = tangents.linear(lambda node, out, t: _triangle(t, node.diagonal, node.lower))
 
     def backward(self, g):
         return (_triangle(g, self.diagonal, self.lower),)

@@ -22,6 +22,16 @@ from ._record import argument_error, record
 class Unique2Backward0(Node):
     op = "_unique2"
 
+    def jvp(self, out, tangents):
+        """PyTorch has no forward formula either: its message for an op declared without one."""
+        raise NotImplementedError(
+            f"Trying to use forward AD with {self.op} that does not support it because it has "
+            "not been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
+            "we can prioritize its implementation or submit a PR adding the implementation to "
+            "derivatives.yaml"
+        )
+
     def backward(self, g):
         raise NotImplementedError(f"the derivative for '{self.op}' is not implemented.")
 

@@ -34,18 +34,28 @@ from .inplace import (
     shares_memory,
     writable,
 )
-from .shape import broadcast_shapes, expand
+from .shape import broadcast_shapes, expand, tangent_or_zeros
 
 
 class FillBackward2(Node):
-    """fill_ with a number: the old values get no gradient."""
+    """fill_ with a number: the old values get no gradient (nor tangent: zeros)."""
+
+    def jvp(self, out, tangents):
+        return Tensor._wrap(np.zeros(out._data.shape, out._data.dtype))
 
     def backward(self, g):
         return (formula.zeros_like(g),)
 
 
 class FillBackward3(Node):
-    """fill_ with a 0-d tensor: the value gets the sum of the gradient."""
+    """fill_ with a 0-d tensor: the value gets the sum of the gradient, and gives its tangent
+    to every place."""
+
+    def jvp(self, out, tangents):
+        return fill(
+            Tensor._wrap(np.zeros(out._data.shape, out._data.dtype)),
+            tangent_or_zeros(self, tangents, 1),
+        )
 
     def backward(self, g):
         if self.next_functions[1][0] is None:
