@@ -6,11 +6,15 @@ import functools
 import inspect
 from typing import Any
 
+import numpy as np
+
 from ..core import grad_mode
+from ..core.forward_grad import Levels, computing_tangents, set_tangent, tangent_of
 from ..core.node import Node
 from ..core.saved import FREED_MESSAGE, SavedTensor
 from ..core.tensor import Tensor
 from ..ops._record import announce, connect, record_many
+from ..ops.tangents import has_tangents
 
 
 class FunctionCtx:
@@ -18,6 +22,15 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors: Any) -> None:
         self.to_save = tensors
+
+    def save_for_forward(self, *tensors: Any) -> None:
+        """What `jvp` reads as ctx.saved_tensors (kept as they are: no version checks)."""
+        if not all(t is None or isinstance(t, Tensor) for t in tensors):
+            raise AssertionError(
+                "save_for_forward expects all arguments to be tensors; you should save "
+                "non-tensors as attributes on ctx."
+            )
+        self.saved_for_forward = tensors
 
     def mark_dirty(self, *tensors: Any) -> None:
         self.dirty_tensors = tensors
@@ -44,12 +57,16 @@ class BackwardCFunction(Node, FunctionCtx):
         self.materialize_grads = True
         self.needs_input_grad = ()
         self._saved_list: list | None = None
+        self.saved_for_forward = ()
+        self._in_jvp = False  # while the user's jvp runs, saved_tensors are saved_for_forward
 
     def name(self) -> str:
         return type(self).__name__
 
     @property
     def saved_tensors(self) -> tuple:
+        if self._in_jvp:
+            return tuple(self.saved_for_forward)
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         if self._saved_list is None:
@@ -146,6 +163,15 @@ class Function(metaclass=FunctionMeta):
     vjp = backward
 
     @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward mode: the outputs' tangents from the inputs' (one per forward argument:
+        None for a non-Tensor, zeros for a Tensor without one)."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
+    @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
         """The current style: `forward(*args)` computes without a ctx, and this fills the ctx
         from the inputs (every argument, defaults included) and the output."""
@@ -160,7 +186,7 @@ class Function(metaclass=FunctionMeta):
         tensor_args = [a if isinstance(a, Tensor) else None for a in args]
         node.needs_input_grad = tuple(bool(t is not None and t.requires_grad) for t in tensor_args)
         differentiable = grad_mode.is_grad_enabled() and any(node.needs_input_grad)
-        with grad_mode.no_grad():
+        with grad_mode.no_grad(), computing_tangents():  # (the inputs' tangents go to jvp)
             if separate_ctx:
                 raw = cls.forward(*args)
                 cls.setup_context(node, args, raw)
@@ -198,12 +224,24 @@ class Function(metaclass=FunctionMeta):
                 out = Tensor._wrap(o._data, counter=o._version_counter)
             else:
                 out = o
-            if differentiable and id(o) not in non_diff:
+            if differentiable and id(o) not in non_diff and o._data.dtype.kind in "fc":
                 out._set_history(node, i)
                 out._requires_grad = False
-            elif id(o) in non_diff:
+            elif id(o) in non_diff or differentiable:  # (an integer output: never differentiable)
                 out._requires_grad = False
             wrapped.append(out)
+        if Levels.active and has_tangents(tensor_args):
+            wanted = [
+                isinstance(o, Tensor) and o._data.dtype.kind in "fc" and id(o) not in non_diff
+                for o in outputs
+            ]
+            views = [
+                isinstance(o, Tensor)
+                and id(o) not in dirty
+                and (id(o) in input_ids or o._base is not None)
+                for o in outputs
+            ]
+            _forward_ad(cls, node, args, wrapped, wanted, views)
         if differentiable:
             node._num_outputs = len(outputs)
             node._out_meta = tuple(
@@ -217,6 +255,67 @@ class Function(metaclass=FunctionMeta):
             if first is not None:
                 announce(node, tuple(tensor_args), first)
         return wrapped[0] if single else tuple(wrapped)
+
+
+def _forward_ad(cls: type, ctx: Any, args: tuple, wrapped: list, wanted: list, views: list) -> None:
+    """Run the user's jvp on the inputs' tangents and give each output its tangent, with
+    PyTorch's checks: `wanted[i]`, output i may take one (a differentiable Tensor);
+    `views[i]`, it is a view or an input returned as is, whose tangent must be a view too."""
+    given = [_tangent_for(ctx, a) for a in args]
+    ctx._in_jvp = True
+    try:
+        with computing_tangents():
+            result = cls.jvp(ctx, *given)
+    finally:
+        ctx._in_jvp = False
+    result = result if isinstance(result, tuple) else (result,)
+    for i, t in enumerate(result):
+        if t is not None and not isinstance(t, Tensor):
+            raise RuntimeError(
+                f"expected Variable or None (got {type(t).__name__}) for grad output {i}."
+            )
+    if len(result) != len(wrapped):
+        raise RuntimeError(
+            "Function's jvp returned an invalid number of forward gradients (expected "
+            f"{len(wrapped)} but got {len(result)})"
+        )
+    for i, (out, t) in enumerate(zip(wrapped, result)):
+        if t is None or not isinstance(out, Tensor):
+            continue  # (PyTorch ignores what comes for a non-Tensor output, and fails an
+            # internal assert for None where a differentiable output needs a tangent)
+        if not wanted[i]:
+            raise RuntimeError(
+                f"Function's jvp returned a gradient at position {i}, but  the corresponding "
+                "forward output is not a differentiable Tensor.You should return None at that "
+                "position instead."
+            )
+        _check_tangent(out, t, views[i])
+        set_tangent(out, t)
+
+
+def _tangent_for(ctx: Any, arg: Any) -> Tensor | None:
+    """An input's tangent for jvp: its own, else zeros for a floating Tensor (None when the
+    ctx does not materialize), None for anything else."""
+    if not isinstance(arg, Tensor):
+        return None
+    tangent = tangent_of(arg)
+    if tangent is None and arg._data.dtype.kind in "fc" and ctx.materialize_grads:
+        return Tensor._wrap(np.zeros_like(arg._data))
+    return tangent
+
+
+def _check_tangent(out: Tensor, tangent: Tensor, view: bool) -> None:
+    if tangent._data.shape != out._data.shape:
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            f"original Tensor, this is not supported. Tensor is of size {list(out.shape)} while "
+            f"the given forward gradient is of size {list(tangent.shape)}."
+        )
+    if view and tangent._base is None:
+        raise RuntimeError(
+            "A custom Function's forward is returning a view (or an input as-is) but the jvp "
+            "is not returning a view."
+        )
 
 
 @functools.cache

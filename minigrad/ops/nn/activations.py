@@ -16,9 +16,10 @@ import numpy as np
 from ...core.dtypes import SCALAR_NAMES
 from ...core.node import Node
 from ...core.tensor import Tensor
-from .. import formula
+from .. import formula, tangents
 from .._record import record
 from ..elementwise import where
+from ..not_implemented import NotImplementedBackward
 
 _erf = np.frompyfunc(math.erf, 1, 1)
 _SQRT_HALF = math.sqrt(0.5)
@@ -72,6 +73,8 @@ def _unary(node_cls: type[Node], data: np.ndarray, a: Tensor, **save: Any) -> Te
 class _Activation(Node):
     """backward(g) = self.formula(g, x) for the saved input x."""
 
+    jvp = tangents.elementwise
+
     def formula(self, g: Any, x: Any) -> Any:  # pragma: no cover - overridden
         raise NotImplementedError
 
@@ -83,6 +86,8 @@ class _Activation(Node):
 class _NormalCdf(Node):
     """Phi(x), recorded inside gelu's gradient under create_graph: its own gradient is the
     normal density, written with ops, so higher orders follow."""
+
+    jvp = tangents.elementwise
 
     def backward(self, g):
         x = self.saved("self")
@@ -135,6 +140,8 @@ class LeakyReluBackward1(Node):
     """leaky_relu_ saves its result; PyTorch refuses a negative slope there (the sign of the
     result no longer tells which side the input was on)."""
 
+    jvp = tangents.elementwise
+
     def backward(self, g):
         r = self.saved("result")
         if self.negative_slope < 0:
@@ -176,6 +183,8 @@ class EluBackward0(_Activation):
 
 class EluBackward1(Node):
     """elu_ saves its result: for x <= 0 the gradient is g * (result + alpha)."""
+
+    jvp = tangents.elementwise
 
     def backward(self, g):
         r = self.saved("result")
@@ -299,16 +308,6 @@ def hardswish(input: Tensor) -> Tensor:
         return _unary(HardswishBackward0, x * np.clip(x + 3, 0, 6) / 6, input)
 
 
-class NotImplementedBackward(Node):
-    """A derivative PyTorch does not have: the node exists, differentiating through it raises."""
-
-    def name(self) -> str:
-        return "torch::autograd::NotImplemented"
-
-    def backward(self, g):
-        raise RuntimeError(f"derivative for {self.op} is not implemented")
-
-
 class HardsigmoidBackward0(_Activation):
     """g / 6 strictly inside (-3, 3); PyTorch has no derivative of this gradient."""
 
@@ -318,7 +317,7 @@ class HardsigmoidBackward0(_Activation):
         if not isinstance(g, Tensor):
             return np.where(inside, g / 6, g.dtype.type(0))
         data = np.where(inside, g._data / 6, g._data.dtype.type(0))
-        return record(NotImplementedBackward, data, (g, x), op="aten::hardsigmoid_backward")
+        return record(NotImplementedBackward, data, (g, x), op="hardsigmoid_backward")
 
 
 def hardsigmoid(input: Tensor) -> Tensor:

@@ -11,11 +11,13 @@ import numpy as np
 from ...core.node import Node
 from ...core.tensor import Tensor
 from .avg_pool import _bounds, adaptive_output_size, check_dtype
-from .pooling import _scatter_flat, record_max
+from .pooling import MaxPool2DWithIndicesBackward0, _scatter_flat, record_max
 
 
 class AdaptiveMaxPool2DBackward0(Node):
     """Saves the input and the indices, as PyTorch does (result1)."""
+
+    jvp = MaxPool2DWithIndicesBackward0.jvp
 
     def backward(self, g):
         source = self.saved("self")

@@ -15,8 +15,10 @@ from collections.abc import Callable
 import numpy as np
 
 from ...core import autocast, dtypes
+from ...core.forward_grad import Levels
 from ...core.node import Node
 from ...core.tensor import Tensor
+from .. import tangents
 from .._record import record
 from ..reduction import softmax_backward_data
 
@@ -24,6 +26,8 @@ from ..reduction import softmax_backward_data
 class MulBackward1(Node):
     """Tensor * Scalar as PyTorch's own code calls it (at::mul); Python's `t * 2` records
     MulBackward0."""
+
+    jvp = tangents.linear(lambda node, out, t: t * node.other)
 
     def backward(self, g):
         return (g * self.other,)
@@ -35,6 +39,9 @@ def _mul_scalar(a: Tensor, other: float) -> Tensor:
 
 class SafeSoftmaxBackward0(Node):
     """softmax's gradient: an all-masked row's zeros give zeros."""
+
+    # (softmax's tangent is its gradient formula applied to the input's tangent)
+    jvp = tangents.linear(lambda node, out, t: softmax_backward_data(t, out, node.dim))
 
     def backward(self, g):
         return (softmax_backward_data(g, self.saved("result"), self.dim),)
@@ -91,6 +98,26 @@ def _repeat_heads(x: Tensor, heads: int) -> Tensor:
     return grown.reshape(*shape[:-3], heads, *shape[-2:]).contiguous()
 
 
+def _check_forward_ad(query: Tensor, key: Tensor, value: Tensor, dropout: Callable | None) -> None:
+    """Where PyTorch picks its fused CPU kernel (4-d inputs of one batch size and one head
+    size, each head's numbers adjacent, no dropout), forward AD is not supported: PyTorch's
+    error, as it words it."""
+    inputs = (query, key, value)
+    if not (Levels.active and tangents.has_tangents(inputs)) or dropout is not None:
+        return
+    shapes = [x.shape for x in inputs]
+    packed = all(x._data.strides[-1] == x._data.itemsize for x in inputs if x.ndim)
+    if packed and all(len(s) == 4 for s in shapes) and all(0 not in s for s in shapes):
+        if len({s[0] for s in shapes}) == 1 and len({s[-1] for s in shapes}) == 1:
+            raise NotImplementedError(
+                "Trying to use forward AD with _scaled_dot_product_flash_attention_for_cpu that "
+                "does not support it because it has not been implemented yet.\nPlease file an "
+                "issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template="
+                "feature-request.yml so that we can prioritize its implementation or submit a PR "
+                "adding the implementation to derivatives.yaml"
+            )
+
+
 def scaled_dot_product_attention(
     query: Tensor,
     key: Tensor,
@@ -106,6 +133,7 @@ def scaled_dot_product_attention(
     if autocast.cpu_on:
         query, key, value, attn_mask = autocast.lower(query, key, value, attn_mask)
     _check(query, key, value, attn_mask)
+    _check_forward_ad(query, key, value, dropout)
     if is_causal and attn_mask is not None:
         raise RuntimeError(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when "

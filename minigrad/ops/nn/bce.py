@@ -14,12 +14,13 @@ from ...core import autocast
 from ...core.dtypes import SCALAR_NAMES
 from ...core.node import Node
 from ...core.tensor import Tensor
-from .. import formula
+from .. import formula, tangents
 from .._record import record
 from ..elementwise import _sigmoid
 from ..shape import broadcast_shapes
 from .arguments import broadcast_shapes as torch_broadcast_shapes
 from .arguments import not_differentiable
+from .tangent_rules import reduced_pointwise
 
 EPSILON = 1e-12
 
@@ -49,6 +50,8 @@ def _check_fits(shape: tuple, other: tuple) -> None:
 
 
 class LogSigmoidBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         return (g * _sig(-self.saved("self")),)
 
@@ -67,6 +70,8 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     """PyTorch's composite formulas: (sigmoid(x) - t) g, or with pos_weight p
     ((p t + 1 - t) sigmoid(x) - p t) g, for the input; -x g, or
     (log_sigmoid(-x) - p log_sigmoid(x)) g, for the target; times the weights, / numel."""
+
+    jvp = reduced_pointwise
 
     def backward(self, g):
         x, t = self.saved("self"), self.saved("target")
@@ -143,6 +148,8 @@ def _denominator(x):
 
 
 class LogitBackward0(Node):
+    jvp = tangents.elementwise
+
     def backward(self, g):
         x = self.saved("self")
         return (g / (x * (1 - x)),)
@@ -163,6 +170,8 @@ class BinaryCrossEntropyBackward0(Node):
     """(x - t) / max(x (1 - x), 1e-12) g for the input, -logit(x) g for the target, times
     the weights, / numel."""
 
+    jvp = reduced_pointwise
+
     def backward(self, g):
         x, t = self.saved("self"), self.saved("target")
         w = self.saved("weight") if self.has_weight else None
@@ -175,6 +184,8 @@ class BinaryCrossEntropyBackward0(Node):
 
 class BinaryCrossEntropyBackwardBackward0(Node):
     """PyTorch's double backward of the input gradient, for grad_output, self and target."""
+
+    jvp = tangents.elementwise  # (its backward gives each input an output-shaped term)
 
     def backward(self, gg):
         g, x, t = (self.saved(k) for k in ("grad_output", "self", "target"))

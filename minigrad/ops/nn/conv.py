@@ -17,9 +17,10 @@ from ...core import autocast
 from ...core.dtypes import C_NAMES
 from ...core.node import Node
 from ...core.tensor import Tensor
-from .. import formula
+from .. import formula, tangents
 from .._record import record
 from .conv_spec import Pair, Spec, expand, spec_for
+from .tangent_rules import total
 
 
 def _bias_grad(g: Any) -> Any:
@@ -45,6 +46,16 @@ class ConvolutionBackward0(Node):
                 gw = conv2d_weight_grad(x, g, w.shape, spec)
         return gx, gw, _bias_grad(g) if need[2] else None
 
+    def jvp(self, out, tangents):
+        """Bilinear in (x, w), plus the bias: conv(tx, w) + conv(x, tw) + tb."""
+        tx, tw, tb = tangents
+        x, w, spec, shape = self.saved("input"), self.saved("weight"), self.spec, out.shape
+        return total(
+            None if tx is None else convolution(tx, w, None, spec, self.transposed, shape),
+            None if tw is None else convolution(x, tw, None, spec, self.transposed, shape),
+            None if tb is None else tb.reshape(1, -1, 1, 1).expand(shape),
+        )
+
 
 class _ConvBackwardBackward(Node):
     def name(self) -> str:
@@ -56,6 +67,14 @@ class ConvInputGrad(_ConvBackwardBackward):
         g, w, spec = self.saved("grad"), self.saved("weight"), self.spec
         dg = convolution(h, w, None, spec, out_shape=g.shape)
         return dg, conv2d_weight_grad(h, g, w.shape, spec)
+
+    def jvp(self, out, tangents):
+        tg, tw = tangents
+        g, w, spec = self.saved("grad"), self.saved("weight"), self.spec
+        return total(
+            None if tg is None else conv2d_input_grad(tg, w, out.shape, spec),
+            None if tw is None else conv2d_input_grad(g, tw, out.shape, spec),
+        )
 
 
 def conv2d_input_grad(g: Any, w: Any, x_shape: tuple, spec: Spec) -> Any:
@@ -69,6 +88,14 @@ class ConvWeightGrad(_ConvBackwardBackward):
         x, g, spec = self.saved("input"), self.saved("grad"), self.spec
         dg = convolution(x, h, None, spec, out_shape=g.shape)
         return conv2d_input_grad(g, h, x.shape, spec), dg
+
+    def jvp(self, out, tangents):
+        tx, tg = tangents
+        x, g, spec = self.saved("input"), self.saved("grad"), self.spec
+        return total(
+            None if tx is None else conv2d_weight_grad(tx, g, out.shape, spec),
+            None if tg is None else conv2d_weight_grad(x, tg, out.shape, spec),
+        )
 
 
 def conv2d_weight_grad(x: Any, g: Any, w_shape: tuple, spec: Spec) -> Any:
@@ -105,6 +132,10 @@ def convolution(
 
 
 class ConstantPadNdBackward0(Node):
+    jvp = tangents.linear(
+        lambda node, out, t: _pad_end(t, out.shape[2] - t.shape[2], out.shape[3] - t.shape[3])
+    )
+
     def backward(self, g):
         return (g[..., : self.self_sym_sizes[2], : self.self_sym_sizes[3]],)
 

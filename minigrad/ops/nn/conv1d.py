@@ -13,9 +13,16 @@ from ...core import autocast
 from ...core.node import Node
 from ...core.tensor import Tensor
 from .. import formula
-from .conv import _bias_grad, check_bias_dtype, conv2d_input_grad, conv2d_weight_grad
+from .conv import (
+    _bias_grad,
+    check_bias_dtype,
+    conv2d_input_grad,
+    conv2d_weight_grad,
+    convolution,
+)
 from .conv_spec import Spec, _check_shapes, spec_for
 from .pad import pad
+from .tangent_rules import total
 
 
 def _single(value: Any, name: str) -> int:
@@ -47,6 +54,20 @@ class ConvolutionBackward0(Node):
         gx = _as_1d(conv2d_input_grad(g2, w, x.shape, spec)) if need[0] else None
         gw = _as_1d(conv2d_weight_grad(x, g2, w.shape, spec)) if need[1] else None
         return gx, gw, _bias_grad(g2) if need[2] else None
+
+    def jvp(self, out, tangents):
+        """conv2d's rule on the 2-d views: conv(tx, w) + conv(x, tw) + tb."""
+        tx, tw, tb = tangents
+        x, w, spec = self.saved("input"), self.saved("weight"), self.spec
+
+        def conv(a, b):
+            return _as_1d(convolution(_as_2d(a), _as_2d(b), None, spec))
+
+        return total(
+            None if tx is None else conv(tx, w),
+            None if tw is None else conv(x, tw),
+            None if tb is None else tb.reshape(1, -1, 1).expand(out.shape),
+        )
 
 
 def _same(x: Tensor, w: Tensor, stride: Any, dilation: Any) -> tuple[Tensor, int]:

@@ -11,15 +11,18 @@ import numpy as np
 
 from ... import kernels
 from ...core import grad_mode
+from ...core.forward_grad import computing_tangents
 from ...core.node import Node
 from ...core.tensor import Tensor
-from .. import formula
+from .. import formula, tangents
 from .._record import record
 
 NO_PADDING = 2**64 - 1  # what PyTorch shows as _saved_padding_idx when there is none (-1)
 
 
 class _PickRows(Node):
+    jvp = tangents.linear(lambda node, out, t: _pick(t, node.indices))
+
     def name(self) -> str:
         return "EmbeddingBackward0"
 
@@ -28,6 +31,8 @@ class _PickRows(Node):
 
 
 class EmbeddingDenseBackwardBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: _scatter(t, node.indices, out.shape[0], node.counts))
+
     def backward(self, gg):
         return (_pick(gg, self.indices),)
 
@@ -51,13 +56,18 @@ def _scatter(g: Any, indices: np.ndarray, rows: int, counts: np.ndarray | None =
     added = gd if counts is None else gd / counts.astype(gd.dtype)
     kernels.add_rows(out, indices.reshape(-1), added.reshape(-1, dim))
     if isinstance(g, Tensor):
-        return record(EmbeddingDenseBackwardBackward0, out, (g,), indices=indices)
+        return record(EmbeddingDenseBackwardBackward0, out, (g,), indices=indices, counts=counts)
     return out
 
 
 class EmbeddingBackward0(Node):
     """The weight's gradient: g's rows summed per index, skipping padding_idx, each divided by
     how often its index occurs when scale_grad_by_freq."""
+
+    # (the rows the tangent picks; padding_idx only stops gradients)
+    jvp = tangents.linear(
+        lambda node, out, t: _pick(t, formula.data(node.saved("indices")).astype(np.int64))
+    )
 
     def backward(self, g):
         indices = formula.data(self.saved("indices")).astype(np.int64)
@@ -120,5 +130,5 @@ def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type:
     picked = weight._data[rows]
     norms = np.linalg.norm(picked.astype(np.float64), ord=norm_type, axis=1)
     scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
-    with grad_mode.no_grad():
+    with grad_mode.no_grad(), computing_tangents():  # (a forward-mode tangent stays as is)
         weight[Tensor._wrap(rows)] = Tensor._wrap((picked * scale[:, None]).astype(picked.dtype))

@@ -9,7 +9,16 @@ import numpy as np
 from ...core.node import Node
 from ...core.tensor import Tensor
 from .. import formula
-from .layer_norm import check_params, normalize_grad, record_normalized, row_stats, stats
+from .layer_norm import (
+    check_params,
+    normalize_grad,
+    normalized_tangent,
+    record_normalized,
+    row_stats,
+    statistics,
+    stats,
+)
+from .tangent_rules import total
 
 
 def _per_channel(t: np.ndarray | Tensor, ndim: int):
@@ -48,6 +57,25 @@ class NativeGroupNormBackward0(Node):
         if wanted[2]:
             db = formula.sum_to(g.reshape(split), channel).reshape(-1)
         return dx, dw, db
+
+    def jvp(self, out, tangents):
+        """layer_norm's rule on (N, groups, rest), then the per-channel scale and shift."""
+        tx, tw, tb = tangents
+        x = self.saved("input")
+        w = self.saved("weight") if self.has_weight else None
+        shape = x.shape
+        grouped = (shape[0], self.group, -1)
+        xg = x.reshape(grouped)
+        mean, rstd = statistics(self, xg, (2,))
+        xhat = (xg - mean) * rstd
+        dx = None if tx is None else normalized_tangent(tx.reshape(grouped), xhat, rstd, (2,))
+        dx = None if dx is None else dx.reshape(shape)
+        xhat = xhat.reshape(shape)
+        return total(
+            None if dx is None else dx if w is None else dx * _per_channel(w, len(shape)),
+            None if tw is None else xhat * _per_channel(tw, len(shape)),
+            None if tb is None else _per_channel(tb, len(shape)).expand(shape),
+        )
 
 
 def _contiguous(t: Tensor | None) -> Tensor | None:

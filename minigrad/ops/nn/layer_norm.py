@@ -20,6 +20,7 @@ from ...core.node import Node
 from ...core.tensor import Tensor
 from .. import formula
 from .._record import record, should_record
+from .tangent_rules import total
 
 
 def row_stats(x: np.ndarray, axes: tuple, eps: float) -> tuple[np.ndarray, np.ndarray]:
@@ -61,6 +62,21 @@ def normalize_grad(gs: Any, x: Any, mean: Any, rstd: Any, axes: tuple) -> Any:
     return gs * rstd + x * b + c
 
 
+def statistics(node: Node, x: Tensor, axes: tuple) -> tuple[Tensor, Tensor]:
+    """`stats` as Tensors in x's dtype, for a tangent formula."""
+    return tuple(
+        s if isinstance(s, Tensor) else Tensor._wrap(s.astype(x._data.dtype, copy=False))
+        for s in stats(node, x, axes)
+    )
+
+
+def normalized_tangent(tx: Tensor, xhat: Tensor, rstd: Tensor, axes: tuple) -> Tensor:
+    """The tangent of xhat = (x - mean) rstd over `axes`, the statistics moving with x:
+    rstd (tx - mean(tx) - xhat mean(xhat tx))."""
+    centered = tx - tx.mean(axes, keepdim=True)
+    return (centered - xhat * (xhat * tx).mean(axes, keepdim=True)) * rstd
+
+
 class NativeLayerNormBackward0(Node):
     """Gradients of (input, weight, bias); the statistics are saved as result1 and result2,
     as PyTorch names its outputs."""
@@ -76,6 +92,21 @@ class NativeLayerNormBackward0(Node):
         dw = formula.sum_to(g * ((x - mean) * rstd), self.normalized_shape) if wanted[1] else None
         db = formula.sum_to(g, self.normalized_shape) if wanted[2] else None
         return dx, dw, db
+
+    def jvp(self, out, tangents):
+        """(xhat w + b)' = xhat' w + xhat w' + b'."""
+        tx, tw, tb = tangents
+        x = self.saved("input")
+        w = self.saved("weight") if self.has_weight else None
+        axes = tuple(range(-len(self.normalized_shape), 0))
+        mean, rstd = statistics(self, x, axes)
+        xhat = (x - mean) * rstd
+        dx = None if tx is None else normalized_tangent(tx, xhat, rstd, axes)
+        return total(
+            None if dx is None else dx if w is None else dx * w,
+            None if tw is None else xhat * tw,
+            None if tb is None else tb.expand(out.shape),
+        )
 
 
 def _name(dt: np.dtype) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...core.node import Node
 from ...core.tensor import Tensor
-from .. import formula
+from .. import formula, tangents
 from .._record import record
 
 
@@ -19,6 +19,9 @@ class LinearMapNode(Node):
     recorded as the twin, whose op and adjoint are swapped."""
 
     twin: type[LinearMapNode]
+
+    # (the map applied to the tangent, recorded as this node again)
+    jvp = tangents.linear(lambda node, out, t: apply_map(t, node.op, node.adjoint, type(node)))
 
     def backward(self, g):
         if self._saved and "self" in self._saved:  # (the forward's node: version-checked)

@@ -30,6 +30,7 @@ from .nll import (
     reduce_nll,
     target_classes,
 )
+from .tangent_rules import reduced_pointwise, total
 
 
 class _LossLogSoftmaxBackward0(LogSoftmaxBackward0):
@@ -176,6 +177,8 @@ class MseLossBackward0(Node):
     input gradient, but under create_graph a separate term (at an infinite difference the two
     add up to inf - inf = NaN, as in PyTorch)."""
 
+    jvp = reduced_pointwise
+
     def backward(self, g):
         x, t = self.saved("self"), self.saved("target")
         dtype = self.dtype
@@ -212,6 +215,16 @@ class MseLossBackwardBackward0(Node):
         g_x = gg * go * scale if edges[1][0] is not None else None
         g_t = -(gg * go * scale) if edges[2][0] is not None else None
         return g_go, g_x, g_t
+
+    def jvp(self, out, tangents):
+        """Bilinear in grad_output and x - t."""
+        t_go, tx, tt = tangents
+        go, x, t = (self.saved(k) for k in ("grad_output", "self", "target"))
+        dt = None if tx is None and tt is None else total(tx, None if tt is None else -tt)
+        return total(
+            None if dt is None else dt * go * self.scale,
+            None if t_go is None else (x - t) * (t_go * self.scale),
+        )
 
 
 def mse_loss_backward(g: Any, x: Any, t: Any, scale: float) -> Any:

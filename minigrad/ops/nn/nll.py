@@ -14,7 +14,7 @@ from ...core import autocast
 from ...core.dtypes import SCALAR_NAMES
 from ...core.node import Node
 from ...core.tensor import Tensor
-from .. import formula
+from .. import formula, tangents
 from .._record import record
 from .arguments import not_differentiable
 
@@ -118,6 +118,8 @@ class NllLossBackward0(Node):
     """The input, target and weights are saved as PyTorch saves them: changed in place,
     backward refuses. Recorded again (unsaved) as the gradient of NllLossBackwardBackward0."""
 
+    jvp = tangents.linear(lambda node, out, t: nll_pick(t, node.terms))  # (linear in logp)
+
     def backward(self, g):
         if not self._saved:  # recorded by nll_pick
             return (nll_input_grad(g, self.terms),)
@@ -134,6 +136,8 @@ class NllLoss2DBackward0(NllLossBackward0):
 class NllLossBackwardBackward0(Node):
     """nll_input_grad recorded under create_graph: linear in g, its gradient is nll_pick; the
     input's is zeros, as in PyTorch (where it is an edge of this node)."""
+
+    jvp = tangents.linear(lambda node, out, t: nll_input_grad(t, node.terms))
 
     def backward(self, gg):
         zeros = formula.zeros_like(gg) if self.next_functions[1][0] is not None else None

@@ -17,6 +17,8 @@ from ...core.node import Node
 from ...core.tensor import Tensor
 from .. import formula
 from .._record import record, record_many, should_record
+from .layer_norm import normalized_tangent
+from .tangent_rules import total
 
 OVERLAP = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
@@ -75,6 +77,35 @@ class NativeBatchNormBackward0(Node):
             return tuple(grads)
         return batch_norm_backward(self, grads, g, x, w, stats)
 
+    def jvp(self, out, tangents):
+        """xhat' w + xhat w' + b' per channel; in training xhat's statistics are the batch's
+        and move with x (layer_norm's rule over the non-channel dims), in evaluation they
+        are the running ones, constants."""
+        tx, tw, tb = tangents
+        x = self.saved("input")
+        w = self.saved("weight") if self.has_weight else None
+        ndim, axes = x.ndim, _axes(x.ndim)
+        per_channel = (1, -1) + (1,) * (ndim - 2)
+        if self.training and should_record((x,)):
+            mean = x.mean(axes, keepdim=True)
+            invstd = (((x - mean) * (x - mean)).mean(axes, keepdim=True) + self.eps) ** -0.5
+        else:
+            stats = (self.mean, self.invstd)
+            if not self.training:
+                running = [self.saved(k)._data for k in ("running_mean", "running_var")]
+                stats = _running(*running, self.eps)
+            mean, invstd = (Tensor._wrap(_channels(s.astype(x._data.dtype), ndim)) for s in stats)
+        xhat = (x - mean) * invstd
+        dx = None
+        if tx is not None:
+            dx = normalized_tangent(tx, xhat, invstd, axes) if self.training else tx * invstd
+            dx = dx if w is None else dx * w.reshape(per_channel)
+        return total(
+            dx,
+            None if tw is None else xhat * tw.reshape(per_channel),
+            None if tb is None else tb.reshape(per_channel).expand(out.shape),
+        )
+
 
 class NativeBatchNormBackwardBackward0(Node):
     """PyTorch's batchnorm_double_backward (FunctionsManual.cpp), term by term: the gradients
@@ -89,6 +120,62 @@ class NativeBatchNormBackwardBackward0(Node):
         g, x = self.saved("grad_output"), self.saved("input")
         w = self.saved("weight") if self.has_weight else None
         return _double(self, g, x, w, given.get(0), given.get(1), given.get(2))
+
+    def jvp(self, outs, tangents):
+        """The tangents of the gradients asked for (dx, dw, db), from those of (grad_output,
+        input, weight): the first-order formulas differentiated, the batch statistics moving
+        with x in training."""
+        tg, tx, tw = tangents
+        g, x, w = self.operands
+        axes = _axes(x.ndim)
+        per_channel = (1, -1) + (1,) * (x.ndim - 2)
+
+        def mean(v):
+            return v.mean(axes, keepdim=True)
+
+        if self.training and should_record((x,)):
+            mu = mean(x)
+            invstd = (mean((x - mu) * (x - mu)) + self.eps) ** -0.5
+        else:
+            mu, invstd = (
+                Tensor._wrap(_channels(s.astype(x._data.dtype), x.ndim))
+                for s in (self.mean, self.invstd)
+            )
+        xhat = (x - mu) * invstd
+        gamma = None if w is None else w.reshape(per_channel)
+        if self.training:
+            txhat = None if tx is None else normalized_tangent(tx, xhat, invstd, axes)
+            g_xhat = mean(g * xhat)
+            shape_g = g - mean(g) - xhat * g_xhat  # dx = shape_g * invstd * w
+            t_shape = total(
+                None if tg is None else tg - mean(tg) - xhat * mean(tg * xhat),
+                None if tx is None else -(txhat * g_xhat) - xhat * mean(g * txhat),
+            )
+            t_invstd = None if tx is None else -invstd * invstd * mean(xhat * tx)
+            t_dx = total(
+                None if t_shape is None else t_shape * invstd,
+                None if t_invstd is None else shape_g * t_invstd,
+            )
+            t_dx = _scaled(t_dx, gamma)
+            t_dx = total(t_dx, None if tw is None else shape_g * invstd * tw.reshape(per_channel))
+        else:
+            txhat = None if tx is None else tx * invstd
+            t_dx = total(
+                None if tg is None else _scaled(tg * invstd, gamma),
+                None if tw is None else g * invstd * tw.reshape(per_channel),
+            )
+        t_dw = total(None if tg is None else tg * xhat, None if txhat is None else g * txhat)
+        full = [
+            t_dx,
+            None if t_dw is None else t_dw.sum(axes).reshape(-1),
+            None if tg is None else tg.sum(axes).reshape(-1),
+        ]
+        return [full[i] for i in self.slots]
+
+
+def _scaled(t, gamma):
+    """t times the per-channel weight, when there is one."""
+    return None if t is None else t if gamma is None else t * gamma
 
 
 def _double(node: Node, g_o, x, w, gg_i, gg_w, gg_b) -> tuple:
@@ -166,6 +253,7 @@ def batch_norm_backward(node: Node, grads: list, g: Tensor, x: Tensor, w, stats:
         eps=node.eps,
         mean=stats[0],
         invstd=stats[1],
+        operands=(g, x, w),  # (what its forward-mode formula differentiates)
     )
     full: list = [None, None, None]
     for i, out in zip(slots, outs):

@@ -19,6 +19,7 @@ import numpy as np
 from ... import creation
 from ...core.node import Node
 from ...core.tensor import Tensor
+from .. import tangents
 from .._record import record
 from ..elementwise import checked_scalar
 from .linear_map import apply_map, node_pair
@@ -58,6 +59,8 @@ def _constant_data(x: np.ndarray, pad: tuple, value: Any) -> np.ndarray:
 
 
 class ConstantPadNdBackward0(Node):
+    jvp = tangents.linear(lambda node, out, t: _constant_pad(t, node.pad, 0))
+
     def backward(self, g):
         return (_constant_pad(g, tuple(-p for p in self.pad), 0),)
 

@@ -10,13 +10,15 @@ import numpy as np
 from ... import kernels
 from ...core.node import Node
 from ...core.tensor import Tensor
-from .. import formula
+from .. import formula, tangents
 from .._record import record
 
 
 class MaxPool2DWithIndicesBackward0(Node):
     """Saves the input and the indices it returns, as PyTorch does: changing either in place
     makes backward refuse. (The flat indices it scatters with are its own.)"""
+
+    jvp = tangents.linear(lambda node, out, t: _gather_flat(t, node.indices, out.shape))
 
     def backward(self, g):
         source = self.saved("self")
@@ -27,6 +29,13 @@ class MaxPool2DWithIndicesBackward0(Node):
 class MaxPool2DWithIndicesBackwardBackward0(Node):
     """The gradient above, recorded under create_graph. Like PyTorch's, it takes the pooled
     input too (so it requires grad whenever that input does), whose gradient is zeros."""
+
+    def jvp(self, out, tangents):
+        """Linear in the gradient; the pooled input's tangent adds zeros (as PyTorch's)."""
+        t = tangents[0]
+        if t is None:
+            return Tensor._wrap(np.zeros_like(out._data))
+        return _scatter_flat(t, self.indices, out.shape)
 
     def backward(self, h):
         zeros = formula.zeros_like(h) if self.next_functions[1][0] is not None else None
@@ -48,6 +57,8 @@ def _scatter_flat(g: Any, indices: np.ndarray, shape: tuple, source: Any = None)
 
 
 class _GatherFlat(Node):
+    jvp = tangents.linear(lambda node, out, t: _gather_flat(t, node.indices, out.shape))
+
     def backward(self, g):
         return (_scatter_flat(g, self.indices, self.self_sym_sizes),)
 
