@@ -11,7 +11,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.tensor import Tensor
 from ._record import argument_error, record
-from .remainder import NotImplementedBackward
+from .not_implemented import NotImplementedBackward
 
 
 def _bincount(input: Tensor, weights: Any, minlength: int, method: bool) -> Tensor:  # noqa: A002

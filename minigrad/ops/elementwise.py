@@ -171,7 +171,15 @@ def mul(a: Any, b: Any) -> Tensor:
 class DivBackward0(Node):
     """PyTorch's div_tensor_self/other_backward: g / other and -g * ((self / other) / other)."""
 
-    jvp = tangents.elementwise
+    def jvp(self, out, tangents):
+        """PyTorch's (t_self - t_other * result) / other, one division (so x/0 gives ±inf
+        where the sum of the two terms would give inf - inf = NaN)."""
+        ta, tb = tangents
+        other = self.saved("other")
+        if tb is None:
+            return ta / other
+        carried = tb * out if ta is None else ta - tb * out
+        return (-carried if ta is None else carried) / other
 
     def backward(self, g):
         other = self.saved("other")

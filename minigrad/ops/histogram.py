@@ -13,7 +13,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.tensor import Tensor
 from ._record import record_many
-from .remainder import NotImplementedBackward
+from .not_implemented import NotImplementedBackward
 
 HistogramResult = namedtuple("histogram", ["hist", "bin_edges"])
 

@@ -16,6 +16,7 @@ from . import elementwise as ew
 from . import tangents
 from ._record import record
 from .elementwise import broadcast_operands
+from .not_implemented import NotImplementedBackward
 
 
 def _divisor_gradient(node: Node, g: Any, mode: str) -> tuple:
@@ -44,23 +45,6 @@ class RemainderBackward1(Node):
 
     def backward(self, g):
         return _divisor_gradient(self, g, "floor")
-
-
-class NotImplementedBackward(Node):
-    """What PyTorch records for an op it has no derivative for (remainder of a number by a
-    tensor, bincount's weights, histogram): the output requires grad, and backward or a
-    tangent through it raises."""
-
-    def name(self) -> str:
-        return "torch::autograd::NotImplemented"
-
-    def jvp(self, out, tangents):
-        raise NotImplementedError(
-            f"Trying to use forward AD with aten::{self.op} that does not support it."
-        )
-
-    def backward(self, *grads):  # (one per output: histogram has two)
-        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
 
 
 def _floored(x: np.ndarray, y: np.ndarray) -> np.ndarray:

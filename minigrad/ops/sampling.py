@@ -15,6 +15,7 @@ from ..core.node import Node
 from ..core.tensor import Tensor
 from ._record import record
 from .inplace import EARLY, run_inplace
+from .not_implemented import NotImplementedBackward
 from .shape import broadcast_shapes, expand
 
 
@@ -175,17 +176,6 @@ def _checked(p: Tensor) -> np.ndarray:
 
 class BernoulliBackward0(_ZeroGradient):
     """bernoulli(probabilities)."""
-
-
-class NotImplementedBackward(Node):
-    """What PyTorch records for an op it has no derivative for (bernoulli(x, p)): the graph
-    goes on, and a backward through it raises."""
-
-    def name(self) -> str:
-        return "torch::autograd::NotImplemented"
-
-    def backward(self, g):
-        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
 
 
 def bernoulli(
