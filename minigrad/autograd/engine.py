@@ -252,9 +252,10 @@ def run_plain(task: GraphTask, seeds: Sequence[Tensor]) -> None:
     (a node with one gradient in, its formula on arrays; a leaf's first gradient taken as it
     is; a gradient delivered to a node's buffer); anything else goes the general way.
 
-    A leaf's AccumulateGrad runs as soon as its last gradient arrives, without a trip through
-    the queue: it would come out first anyway (its priority is the highest, ties in arrival
-    order), and nothing runs between."""
+    A leaf's AccumulateGrad runs once the node that completed it has delivered all its
+    gradients (each checked first, as PyTorch validates a node's outputs before passing any
+    on), without a trip through the queue: it would come out next anyway (its priority is the
+    highest, ties in arrival order)."""
     heap, buffers, deps, retain = task.heap, task.buffers, task.deps, task.retain_graph
     pop, push, tie = heapq.heappop, heapq.heappush, task.tie
     for (node, slot), g in zip(task.root_edges, seeds):
@@ -276,7 +277,7 @@ def run_plain(task: GraphTask, seeds: Sequence[Tensor]) -> None:
             outs = call_node(task, node, grads)
         if not retain:
             node._release_variables()
-        last = None
+        last = leaves = None
         for i, ((nxt, slot), g) in enumerate(zip(node.next_functions, outs)):
             if nxt is None:
                 continue
@@ -301,10 +302,15 @@ def run_plain(task: GraphTask, seeds: Sequence[Tensor]) -> None:
             left = deps[nxt] - 1
             deps[nxt] = left
             if left == 0:
-                if nxt._is_accumulate_grad:
-                    _accumulate_plain(task, nxt, buffers.pop(nxt))
-                else:
+                if not nxt._is_accumulate_grad:
                     push(heap, (-nxt._seq_nr, next(tie), nxt))
+                elif leaves is None:
+                    leaves = [nxt]
+                else:
+                    leaves.append(nxt)
+        if leaves is not None:
+            for leaf in leaves:
+                _accumulate_plain(task, leaf, buffers.pop(leaf))
 
 
 def _accumulate_plain(task: GraphTask, node: Node, grads: list) -> None:

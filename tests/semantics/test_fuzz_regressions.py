@@ -505,6 +505,20 @@ def snip_select_gradient_keeps_negative_zero(torch, out):
     out("x.grad", x.grad)
 
 
+def snip_a_node_with_a_bad_gradient_passes_none_on(torch, out):
+    """Fuzz seed 1003983: mm's second gradient no longer fits t2 (transposed in place under
+    no_grad), so the engine refuses the node's outputs before any reaches a leaf: t0.grad
+    stays None although its gradient, the first output, was fine."""
+    t0 = torch.tensor([[0.0, 3.0, 1.0], [0.5, 0.0, 2.0]], dtype=torch.float64, requires_grad=True)
+    t1 = torch.tensor([[3.0, 0.5, -2.0]], dtype=torch.float64, requires_grad=True)
+    t2 = t1.pow(2)
+    with torch.no_grad():
+        t2.t_()
+    with out.raises("mm's second gradient has the wrong shape"):
+        (t0 @ t2).sum().backward()
+    out("t0.grad", t0.grad)
+
+
 SNIPPETS = collect(globals())
 
 
