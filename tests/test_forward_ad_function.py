@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from forward_ad_support import same_outcome
 
 import minigrad
 
@@ -167,24 +168,6 @@ def _run(lib: Any, name: str, primals: list, tangents: list, grad: bool) -> Any:
         return error
 
 
-def _compare(want: Any, got: Any, dtype: str) -> None:
-    if isinstance(want, Exception):
-        assert isinstance(got, Exception), f"PyTorch raised {want!r}; minigrad did not"
-        assert type(got) is type(want) and str(got) == str(want)
-        return
-    if isinstance(got, Exception):
-        raise got
-    rtol = 1e-6 if dtype == "float32" else 1e-12
-    assert len(got) == len(want)
-    for (wp, wt, wr), (gp, gt, gr) in zip(want, got):
-        np.testing.assert_allclose(gp, wp, rtol=rtol)
-        assert gr == wr, "requires_grad"
-        assert (gt is None) == (wt is None), "tangent presence"
-        if wt is not None:
-            assert gt.dtype == wt.dtype
-            np.testing.assert_allclose(gt, wt, rtol=rtol, atol=rtol)
-
-
 def _placements(count: int) -> list[str]:
     return ["all"] + ([str(i) for i in range(count)] if count > 1 else [])
 
@@ -209,7 +192,8 @@ def test_function_tangents(name: str, where: str, shape: tuple, dtype: str, grad
         tangents = [t if str(i) == where else None for i, t in enumerate(tangents)]
     want = _run(torch, name, primals, tangents, grad)
     got = _run(minigrad, name, primals, tangents, grad)
-    _compare(want, got, dtype)
+    rtol = 1e-6 if dtype == "float32" else 1e-12
+    same_outcome(want, got, rtol=rtol, atol=rtol)
 
 
 # --- PyTorch's checks of jvp and of what it returns ------------------------------------------

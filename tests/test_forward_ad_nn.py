@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from forward_ad_support import same_outcome
 
 import minigrad
 
@@ -342,23 +343,6 @@ def _placements(name: str) -> list[str]:
     return ["all"] + ([str(i) for i in range(count)] if count > 1 else [])
 
 
-def _compare(want: Any, got: Any, dtype: str) -> None:
-    if isinstance(want, Exception):
-        assert isinstance(got, Exception), f"PyTorch raised {want!r}; minigrad did not"
-        assert type(got) is type(want) and str(got) == str(want)
-        return
-    if isinstance(got, Exception):
-        raise got
-    rtol, atol = TOLERANCES[dtype]
-    assert len(got) == len(want)
-    for (wp, wt), (gp, gt) in zip(want, got):
-        np.testing.assert_allclose(gp, wp, rtol=rtol, atol=atol)
-        assert (gt is None) == (wt is None), "tangent presence"
-        if wt is not None:
-            assert gt.dtype == wt.dtype and gt.shape == wt.shape
-            np.testing.assert_allclose(gt, wt, rtol=rtol, atol=atol)
-
-
 PARAMS = [
     pytest.param(name, where, dtype, strided, id=f"{name}-{where}-{dtype}{'-strided' * strided}")
     for name in CASES
@@ -376,7 +360,8 @@ def test_tangents_match_pytorch(name: str, where: str, dtype: str, strided: bool
         tangents = [t if str(i) == where else None for i, t in enumerate(tangents)]
     want = _run(torch, name, primals, tangents, strided)
     got = _run(minigrad, name, primals, tangents, strided)
-    _compare(want, got, dtype)
+    rtol, atol = TOLERANCES[dtype]
+    same_outcome(want, got, rtol=rtol, atol=atol)
 
 
 # --- reverse over forward: the tangent formulas are recorded, so tangents differentiate ---

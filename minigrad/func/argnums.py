@@ -33,11 +33,9 @@ def check(argnums: Any, num_args: int) -> tuple[int, ...]:
 
 def tensor_leaves(tree: Any) -> tuple[list[Tensor], pytree.TreeSpec]:
     """The tensors of a differentiated argument; anything else is PyTorch's ValueError."""
-    leaves, spec = pytree.flatten(tree)
-    for leaf in leaves:
-        if not isinstance(leaf, Tensor):
-            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(leaf)}")
-    return leaves, spec
+    return pytree.tensor_leaves(
+        tree, lambda kind: ValueError(f"Thing passed to transform API must be Tensor, got {kind}")
+    )
 
 
 def with_fresh(args: tuple, argnums: Any) -> tuple[tuple, Any, list[Tensor]]:

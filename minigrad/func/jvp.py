@@ -18,13 +18,10 @@ _WHERE = "jvp(f, primals, tangents)"
 
 
 def _leaves(tree: Any, what: str) -> tuple[list[Tensor], pytree.TreeSpec]:
-    leaves, spec = pytree.flatten(tree)
-    for leaf in leaves:
-        if not isinstance(leaf, Tensor):
-            raise RuntimeError(
-                f"{_WHERE}: Expected {what} to only contain Tensors, got {type(leaf)}"
-            )
-    return leaves, spec
+    return pytree.tensor_leaves(
+        tree,
+        lambda kind: RuntimeError(f"{_WHERE}: Expected {what} to only contain Tensors, got {kind}"),
+    )
 
 
 def jvp(

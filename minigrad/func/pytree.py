@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..core.tensor import Tensor
+
 _CONTAINERS = (tuple, list, dict)
 
 
@@ -68,6 +70,16 @@ def flatten(tree: Any) -> tuple[list, TreeSpec]:
         leaves += sub_leaves
         specs.append(sub_spec)
     return leaves, TreeSpec(kind, list(tree.keys()) if kind is dict else None, specs)
+
+
+def tensor_leaves(tree: Any, refuse: Callable[[type], Exception]) -> tuple[list, TreeSpec]:
+    """`flatten` for a tree that may hold tensors only: a leaf of another type raises
+    `refuse(its type)` (each transform words that error as PyTorch's does)."""
+    leaves, spec = flatten(tree)
+    for leaf in leaves:
+        if not isinstance(leaf, Tensor):
+            raise refuse(type(leaf))
+    return leaves, spec
 
 
 def unflatten(leaves: list, spec: TreeSpec) -> Any:

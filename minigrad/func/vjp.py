@@ -27,14 +27,12 @@ def pretty(spec: pytree.TreeSpec) -> str:
 
 
 def output_leaves(output: Any, where: str) -> tuple[list[Tensor], pytree.TreeSpec]:
-    leaves, spec = pytree.flatten(output)
-    for leaf in leaves:
-        if not isinstance(leaf, Tensor):
-            raise RuntimeError(
-                f"{where}: expected f(*primals) to return only tensors, got unsupported type "
-                f"{type(leaf)}"
-            )
-    return leaves, spec
+    return pytree.tensor_leaves(
+        output,
+        lambda kind: RuntimeError(
+            f"{where}: expected f(*primals) to return only tensors, got unsupported type {kind}"
+        ),
+    )
 
 
 def check_float(outputs: list[Tensor]) -> None:
