@@ -546,7 +546,7 @@ def test_transforms_compose_with_outer_autograd():
     both(build)
 
 
-# --- how many passes jacfwd and jacrev run (lesson 17) ---------------------------------------
+# --- how many passes jacfwd and jacrev run (lesson 16) ---------------------------------------
 
 
 def passes(jacobian, f, x) -> tuple[int, int]:

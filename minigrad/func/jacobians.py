@@ -3,7 +3,7 @@
 jacrev pulls back one basis cotangent per output element (one backward pass each, over one
 forward); jacfwd pushes one basis tangent per input element through the real forward mode
 (one forward pass each). PyTorch batches those passes with vmap; minigrad runs them one by
-one - the same Jacobian, and the pass counts lesson 17 shows. hessian is jacfwd(jacrev(f)):
+one - the same Jacobian, and the pass counts lesson 16 shows. hessian is jacfwd(jacrev(f)):
 forward over reverse, the tangents flowing through the backward pass's ops.
 """
 

@@ -128,16 +128,7 @@ COURSE: tuple[Lesson, ...] = (
     ),
     Lesson(
         "14",
-        "14_capstone.ipynb",
-        "Capstone: handwritten digits, an MLP and a CNN",
-        "综合项目：手写数字、MLP 与 CNN",
-        45,
-        "core",
-        ("05", "07"),
-    ),
-    Lesson(
-        "15",
-        "15_broadcasting_and_gradients.ipynb",
+        "14_broadcasting_and_gradients.ipynb",
         "Broadcasting and gradients",
         "广播与梯度",
         35,
@@ -145,8 +136,8 @@ COURSE: tuple[Lesson, ...] = (
         ("04", "08"),
     ),
     Lesson(
-        "16",
-        "16_memory.ipynb",
+        "15",
+        "15_memory.ipynb",
         "Memory: what autograd keeps alive",
         "内存：autograd 让什么一直活着",
         40,
@@ -154,13 +145,22 @@ COURSE: tuple[Lesson, ...] = (
         ("06", "07", "09"),
     ),
     Lesson(
-        "17",
-        "17_forward_mode_and_functional.ipynb",
+        "16",
+        "16_forward_mode_and_functional.ipynb",
         "Forward mode and the functional API",
         "前向模式与函数式 API",
         45,
         "advanced",
         ("06", "10"),
+    ),
+    Lesson(
+        "17",
+        "17_capstone.ipynb",
+        "Capstone: handwritten digits, an MLP and a CNN",
+        "综合项目：手写数字、MLP 与 CNN",
+        45,
+        "core",
+        ("05", "07", "14"),
     ),
 )
 

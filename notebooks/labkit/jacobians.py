@@ -1,4 +1,4 @@
-"""Naming the usual slip behind a wrong Jacobian: lessons 04 and 17 both ask for one."""
+"""Naming the usual slip behind a wrong Jacobian: lessons 04 and 16 both ask for one."""
 
 from __future__ import annotations
 

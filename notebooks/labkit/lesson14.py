@@ -1,19 +1,23 @@
-"""Checks for lesson 14 (capstone).
+"""Checks for lesson 14 (broadcasting and gradients).
 
-`train_step` is checked by replaying two steps on a tiny model against the reference loop and
-against the classic broken loops (no zero_grad, no backward, no step), so the feedback can name
-the missing line instead of saying the weights differ.
+Exercise 1 compares the learner's `sum_to_shape` with autograd itself, on hand-picked pairs and
+on fresh random ones (leading dims and size-1 dims), and names the usual slips: leading dims kept,
+size-1 dims dropped, `sum(dim=())` summing everything, a mean for a sum, the built-in
+`sum_to_size` called instead. Exercise 2 runs the learner's fixed model on fresh samples and
+compares every parameter's gradient with a correct model's; the original bug is recognised by
+its (3, 1) bias.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 import minigrad as mg
-from minigrad.autograd import record_steps
 
 from .feedback import Verdict, close, verdict
 from .hints import register
@@ -21,37 +25,60 @@ from .language import say
 
 register(
     "14",
-    "train_step",
-    "Five moves, in order: clear the old gradients, run the model, compute the loss, "
-    "backpropagate, update. Use only the arguments (model, opt, loss_fn, xb, yb).",
-    "`opt.zero_grad()` comes before `loss.backward()`, and `opt.step()` after it: the optimizer "
-    "applies the gradients that backward just wrote.",
-    "Return `loss.item()`, the loss of this batch before the update, as a Python float.",
-    zh_title="训练一步（train_step）",
+    "Sum to shape",
+    "Line the two shapes up from the right, as broadcasting does. The dims `grad` has in front "
+    "of `shape` are leading dims: the tensor had no such dim, so they are summed away.",
+    "After the leading dims are gone, `grad` has as many dims as `shape`. Every dim where "
+    "`shape` has a 1 and `grad` does not was broadcast too: sum over it with `keepdim=True` so "
+    "the 1 stays. Careful: `grad.sum(dim=())` with an empty tuple sums over ALL dims.",
+    "Two steps: `lead = grad.dim() - len(shape)`; if `lead`, sum over dims 0 … lead-1 (no "
+    "keepdim). Then collect every i with `shape[i] == 1 and grad.shape[i] != 1` and, if there "
+    "are any, sum over them with `keepdim=True`. Return the result.",
+    zh_title="求和回原形状",
     zh=(
-        "五个动作，按顺序：清除旧梯度、运行模型、计算损失、反向传播、更新参数。只使用函数的参数"
-        "（model, opt, loss_fn, xb, yb）。",
-        "`opt.zero_grad()` 在 `loss.backward()` 之前，`opt.step()` 在它之后：优化器应用的正是"
-        " backward 刚写入的梯度。",
-        "返回 `loss.item()`，即这个批次在更新之前的损失，类型是 Python float。",
+        "像广播那样把两个形状从右边对齐。`grad` 比 `shape` 多出来的前面那些维度是前导维度："
+        "张量本来就没有这些维度，所以要把它们求和消掉。",
+        "去掉前导维度之后，`grad` 的维数就和 `shape` 一样了。凡是 `shape` 为 1 而 `grad` 不为 1 "
+        "的维度，也是被广播过的：用 `keepdim=True` 在这一维上求和，让那个 1 保留下来。注意："
+        "`grad.sum(dim=())` 传空元组会对所有维度求和。",
+        "分两步：`lead = grad.dim() - len(shape)`；如果 `lead` 不为 0，就对第 0 … lead-1 维求和"
+        "（不加 keepdim）。然后收集所有满足 `shape[i] == 1 and grad.shape[i] != 1` 的 i，"
+        "如果有，就用 `keepdim=True` 对它们求和。最后返回结果。",
     ),
 )
 register(
     "14",
-    "accuracy",
-    "Run the model inside `with mg.no_grad():`: evaluation needs no graph.",
-    "The prediction for a row is the index of its largest logit, `argmax` over dim 1 (the "
-    "classes); compare it with y.",
-    "The accuracy is the mean of that comparison. A bool tensor has no mean: convert it "
-    "(`.float()`) or compare numpy arrays, and return a Python float.",
-    zh_title="准确率（accuracy）",
+    "Fix the silent bias",
+    "Run `predict` on one sample and print the shape of every intermediate: `W @ x`, "
+    "`W @ x + b`, the tanh, the result. Which shape is not what y = v·tanh(Wx + b) + c promises "
+    "for one sample?",
+    "`W @ x` has shape (3,) and `b` has shape (3, 1). Lined up from the right they broadcast to "
+    "(3, 3), so `predict` returns 3 numbers per sample, and the `.mean()` in the loss hides it.",
+    "Give `b` the shape `nn.Linear(2, 3).bias` has, (3,): in `init_params_fixed` draw it with "
+    "`mg.randn(3)` (the same numbers, drawn in the same order) and keep every other line of "
+    "`init_params` as it is.",
+    zh_title="修好悄无声息的偏置",
     zh=(
-        "在 `with mg.no_grad():` 中运行模型：评估不需要计算图。",
-        "每一行的预测是最大 logit 的下标，即在第 1 维（类别维）上取 `argmax`；再与 y 比较。",
-        "准确率就是这个比较结果的平均值。布尔张量没有 mean：先转换（`.float()`），"
-        "或者比较 numpy 数组，最后返回 Python float。",
+        "对一个样本运行 `predict`，打印每个中间结果的形状：`W @ x`、`W @ x + b`、tanh 之后、"
+        "最终结果。对单个样本来说，y = v·tanh(Wx + b) + c 应该给出什么形状？哪一步不对？",
+        "`W @ x` 的形状是 (3,)，`b` 的形状是 (3, 1)。从右边对齐后它们广播成 (3, 3)，于是 `predict` "
+        "对每个样本返回 3 个数，而损失里的 `.mean()` 把这一点掩盖了。",
+        "让 `b` 的形状和 `nn.Linear(2, 3).bias` 一样，是 (3,)：在 `init_params_fixed` 里用 "
+        "`mg.randn(3)` 生成它（数值相同，生成顺序也相同），`init_params` 的其余各行保持不变。",
     ),
 )
+
+SUM_TO_SHAPE_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
+    ((2, 3), (3,)),  # a leading dim
+    ((2, 3), (1, 3)),  # a size-1 dim, kept
+    ((2, 3), (2, 1)),
+    ((4, 2, 3), (2, 1)),  # both at once
+    ((2, 3), (2, 3)),  # nothing to sum
+    ((3, 1, 4), (1, 4)),  # a size-1 dim that grad has too: nothing to sum there
+    ((2, 3), ()),  # a 0-d tensor gets everything
+)
+RANDOM_PAIRS = 40
+PARAM_SHAPES = {"W": (3, 2), "b": (3,), "v": (3,), "c": ()}
 
 
 def _stop(v: Verdict) -> None:
@@ -59,324 +86,467 @@ def _stop(v: Verdict) -> None:
     v.done("")
 
 
-def _setup() -> tuple[mg.nn.Module, Any, Any, list[tuple[mg.Tensor, mg.Tensor]]]:
-    mg.manual_seed(7)
-    model = mg.nn.Linear(4, 3)
-    opt = mg.optim.SGD(model.parameters(), lr=0.5)
-    loss_fn = mg.nn.CrossEntropyLoss()
-    batches = [(mg.randn(6, 4), mg.tensor([0, 1, 2, 0, 1, 2])) for _ in range(2)]
-    return model, opt, loss_fn, batches
+def _shape(t: Any) -> tuple[int, ...]:
+    return tuple(int(s) for s in t.shape)
 
 
-class _Replay:
-    """Two steps of `step` on a fresh tiny model, with what the method check needs to know:
-    how often the optimizer stepped, how many backward passes ran, and whether the parameters'
-    version counters saw the updates (a `.data` write is invisible to them)."""
-
-    def __init__(self, step: Callable[..., Any]) -> None:
-        model, opt, loss_fn, batches = _setup()
-        self.steps = 0
-        step_once = opt.step
-
-        def counted_step(*args: Any, **kwargs: Any) -> Any:
-            self.steps += 1
-            return step_once(*args, **kwargs)
-
-        opt.step = counted_step
-        start = [p._version for p in model.parameters()]
-        with record_steps() as recorded:
-            self.results = [step(model, opt, loss_fn, xb, yb) for xb, yb in batches]
-        self.backwards = sum(r["kind"] == "backward_start" for r in recorded.records)
-        self.bumps = [p._version - v for p, v in zip(model.parameters(), start, strict=True)]
-        self.params = [p.detach().tolist() for p in model.parameters()]
-
-
-def _reference(zero: bool = True, backward: bool = True, update: bool = True) -> Callable:
-    def step(model: Any, opt: Any, loss_fn: Any, xb: mg.Tensor, yb: mg.Tensor) -> float:
-        if zero:
-            opt.zero_grad()
-        loss = loss_fn(model(xb), yb)
-        if backward:
-            loss.backward()
-        if update:
-            opt.step()
-        return loss.item()
-
-    return step
-
-
-def _same(a: list, b: list) -> bool:
-    return all(close(x, y, rtol=1e-5, atol=1e-6) for x, y in zip(a, b, strict=True))
-
-
-def _step_error(err: Exception) -> str:
-    """The usual reasons a training step raises, in words."""
-    msg = str(err)
-    if "backward through the graph a second time" in msg:
+def _raised(err: Exception, doing: str) -> str:
+    """A sentence for an error raised by the learner's code, naming the likely cause."""
+    text = str(err).splitlines()[0] if str(err) else ""
+    torch_met_minigrad = "must be Tensor, not Tensor" in text or (
+        "Tensor" in text and "expected" in text and "unexpected" not in text
+    )
+    gap = "" if re.search(r"[\u4e00-\u9fff]$", doing) else " "  # Chinese: no space after 汉字
+    if isinstance(err, TypeError) and torch_met_minigrad:
         return say(
-            "backward ran twice through the same graph: call `loss.backward()` once per step "
-            "(each step builds a new graph with its own forward).",
-            "backward 在同一个计算图上运行了两次：每一步只调用一次 `loss.backward()`"
-            "（每一步的前向传播都会构建一个新的计算图）。",
-        )
-    if "does not require grad" in msg:
-        return say(
-            "the loss has no graph (it does not require grad): the forward must run with "
-            "autograd on, not under `no_grad()`, and without `.detach()`.",
-            "损失没有计算图（它不需要梯度）：前向传播必须在 autograd 开启时运行，"
-            "不能放在 `no_grad()` 里，也不能 `.detach()`。",
-        )
-    if isinstance(err, NameError) or "shapes cannot be multiplied" in msg or "size of" in msg:
-        return say(
-            f"train_step raised {type(err).__name__} ({msg}): use only its arguments "
-            "(model, opt, loss_fn, xb, yb), not the notebook's data or models.",
-            f"train_step 抛出了 {type(err).__name__}（{msg}）：只使用它的参数"
-            "（model, opt, loss_fn, xb, yb），不要用笔记本里的数据或模型。",
+            f"{doing} raised TypeError: a minigrad tensor met a real PyTorch function "
+            "(`torch.…`). Use minigrad here: tensor methods or `mg.…`.",
+            f"{doing}{gap}抛出了 TypeError：一个 minigrad 张量被传给了真正的 PyTorch 函数"
+            "（`torch.…`）。这里请用 minigrad：张量自己的方法或 `mg.…`。",
         )
     return say(
-        f"train_step raised {type(err).__name__}: {msg}",
-        f"train_step 抛出了 {type(err).__name__}：{msg}",
+        f"{doing} raised {type(err).__name__}: {text}",
+        f"{doing}{gap}抛出了 {type(err).__name__}：{text}",
     )
 
 
-def check_train_step(train_step: Any) -> None:
-    """`train_step(model, opt, loss_fn, xb, yb)`: one full optimisation step; returns the loss."""
-    v = verdict("train_step")
-    if not v.answered(train_step, "train_step"):
-        return _stop(v)
-    try:
-        run = _Replay(train_step)
-    except Exception as err:  # the learner's code: say what went wrong, in words
-        v.require(False, _step_error(err))
-        return _stop(v)
-    want = _Replay(_reference())
-    start = _Replay(_reference(update=False))
-    if all(r is None for r in run.results) and run.backwards == 0 and run.steps == 0:
-        v.require(
-            False,
-            say(
-                "train_step did nothing and returned None: is its body still `...`?",
-                "train_step 什么也没做，返回了 None：函数体是不是还是 `...`？",
-            ),
+# --- exercise 1: sum_to_shape ------------------------------------------------------------------
+
+
+def _autograd_sum(grad: mg.Tensor, shape: tuple[int, ...]) -> mg.Tensor:
+    """What backward gives a tensor of `shape` broadcast to grad's shape: autograd's answer."""
+    leaf = mg.zeros(shape, requires_grad=True)
+    (leaf + mg.zeros(_shape(grad))).backward(grad)
+    return leaf.grad
+
+
+def _random_pair(rng: random.Random) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A fresh broadcast pair: a gradient shape and a shape that broadcasts to it."""
+    big = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 4)))
+    lead = rng.randint(0, len(big))
+    small = tuple(1 if rng.random() < 0.4 else s for s in big[lead:])
+    return big, small
+
+
+def _shape_problem(big: tuple, shape: tuple, got: tuple) -> str:
+    """Why `got` is the wrong shape for a gradient of shape `big` summed down to `shape`."""
+    lead = len(big) - len(shape)
+    head = say(
+        f"for a gradient of shape {big} and shape {shape} you returned shape {got}",
+        f"梯度形状为 {big}、shape 为 {shape} 时，你返回的形状是 {got}",
+    )
+    if got == big:
+        return say(
+            f"{head}: nothing was summed. The result must have shape {shape}.",
+            f"{head}：什么都没有求和。结果的形状必须是 {shape}。",
         )
-        return _stop(v)
-    moved = not _same(run.params, start.params)
-    if moved and run.steps == 0:
-        v.require(
-            False,
+    if int(np.prod(got)) == 1 and int(np.prod(shape)) != 1:
+        return say(
+            f"{head}: everything was summed. Note that `grad.sum(dim=())` with an EMPTY tuple "
+            "of dims sums over all dims (PyTorch does the same): only call `sum` when there is "
+            "at least one dim to sum.",
+            f"{head}：所有维度都被求和了。注意，`grad.sum(dim=())` 传入空元组时会对所有维度求和"
+            "（PyTorch 也是如此）：只有在至少有一个维度要求和时才调用 `sum`。",
+        )
+    if lead and len(got) == len(big) and got[:lead] == (1,) * lead and got[lead:] == shape:
+        return say(
+            f"{head}: the leading dims are still there as 1s. The tensor never had them, so "
+            f"sum them away without keepdim: the result is {shape}.",
+            f"{head}：前导维度还以 1 的形式留着。张量本来就没有这些维度，所以求和时不要加 "
+            f"keepdim，把它们消掉：结果应为 {shape}。",
+        )
+    if got == tuple(s for s in shape if s != 1):
+        return say(
+            f"{head}: the size-1 dims were dropped. Where `shape` has a 1, sum with "
+            f"`keepdim=True` so that the 1 stays: the result is {shape}.",
+            f"{head}：大小为 1 的维度被丢掉了。`shape` 中为 1 的维度，求和时要加 "
+            f"`keepdim=True`，让那个 1 保留下来：结果应为 {shape}。",
+        )
+    return say(
+        f"{head}, expected {shape}. Line the shapes up from the right: dim i of `shape` "
+        f"belongs to dim i + {lead} of `grad`.",
+        f"{head}，应为 {shape}。把两个形状从右边对齐：`shape` 的第 i 维对应 `grad` 的"
+        f"第 i + {lead} 维。",
+    )
+
+
+def _one_case(
+    v: Verdict, fn: Callable, shape: tuple, values: np.ndarray, expected: mg.Tensor, first: bool
+) -> bool:
+    """Run the learner's function on one pair; record the first problem; True if it passed."""
+    big = values.shape
+    grad = mg.tensor(values)
+    try:
+        out = fn(grad, shape)
+    except Exception as err:  # the learner's code: report whatever it raised
+        doing = say(
+            f"sum_to_shape(a gradient of shape {big}, {shape})",
+            f"sum_to_shape(形状为 {big} 的梯度, {shape})",
+        )
+        return v.require(False, _raised(err, doing))
+    if out is None:
+        what = (
             say(
-                "the parameters changed but `opt.step()` was never called: let the optimizer "
-                "update them (it knows the learning rate, momentum and so on)",
-                "参数变了，但 `opt.step()` 从未被调用：让优化器去更新参数"
-                "（它知道学习率、动量等设置）",
+                "sum_to_shape returned None: is its body still `...`? It should return the summed "
+                "gradient.",
+                "sum_to_shape 返回了 None：函数体是不是还是 `...`？它应该返回求和后的梯度。",
             )
-            + (
-                say(
-                    "; and a write through `.data` is invisible to the version counter, which is "
-                    "exactly how autograd errors get hidden (lesson 08).",
-                    "；而且通过 `.data` 的写入对版本计数器不可见，autograd 的错误正是这样被"
-                    "掩盖的（第 08 课）。",
-                )
-                if not any(run.bumps)
-                else say(".", "。")
-            ),
+            if first
+            else say(
+                f"sum_to_shape returned None for a gradient of shape {big} and shape {shape}: "
+                "does every path through it end in a `return`?",
+                f"梯度形状为 {big}、shape 为 {shape} 时，sum_to_shape 返回了 None："
+                "函数里的每条分支最后都有 `return` 吗？",
+            )
         )
-    elif run.backwards > 2:
-        v.require(
+        return v.require(False, what)
+    if not isinstance(out, mg.Tensor):
+        return v.require(
             False,
             say(
-                f"backward ran {run.backwards} times in two steps: once per step is enough (with "
-                "retain_graph a second backward adds the same gradient again).",
-                f"两步之内 backward 运行了 {run.backwards} 次：每步一次就够了"
-                "（用了 retain_graph 的话，第二次 backward 会把同样的梯度再加一遍）。",
+                f"sum_to_shape returned a {type(out).__module__}.{type(out).__name__}; return a "
+                "minigrad tensor (sum with the tensor's own `sum` method).",
+                f"sum_to_shape 返回的是 {type(out).__module__}.{type(out).__name__}；请返回 "
+                "minigrad 张量（用张量自己的 `sum` 方法求和）。",
             ),
         )
-    elif _same(run.params, want.params):
-        pass
-    elif _same(run.params, _Replay(_reference(zero=False)).params):
-        v.require(
+    if not close(grad, values):
+        return v.require(
             False,
             say(
-                "the second step used the first step's gradient plus its own: "
-                "gradients accumulate in .grad until you clear them. Call "
-                "opt.zero_grad() before backward.",
-                "第二步用的是第一步的梯度加上它自己的梯度：在你清除之前，梯度会一直在 .grad 中"
-                "累积。请在 backward 之前调用 opt.zero_grad()。",
+                "sum_to_shape changed `grad` in place. Leave the gradient it receives alone (other "
+                "parts of the graph may share it) and return a new tensor.",
+                "sum_to_shape 原地修改了 `grad`。不要改动传进来的梯度"
+                "（计算图的其他部分可能共用它），而是返回一个新张量。",
             ),
         )
-    elif not moved and run.backwards == 2 and run.steps == 2:
-        v.require(
+    if _shape(out) != shape:
+        return v.require(False, _shape_problem(big, shape, _shape(out)))
+    if out.dtype != grad.dtype:
+        return v.require(
             False,
             say(
-                "backward and step both ran, yet the parameters did not move: the gradients were "
-                "cleared between them. Call `opt.zero_grad()` BEFORE `loss.backward()`, not "
-                "between backward and step.",
-                "backward 和 step 都运行了，参数却没有变：梯度在两者之间被清除了。请在 "
-                "`loss.backward()` 之前调用 `opt.zero_grad()`，而不是放在 backward 和 step 之间。",
+                f"sum_to_shape returned dtype {out.dtype}, the gradient was {grad.dtype}: a "
+                "gradient keeps its tensor's dtype.",
+                f"sum_to_shape 返回的 dtype 是 {out.dtype}，而传入的梯度是 {grad.dtype}："
+                "梯度的 dtype 与其张量相同，应保持不变。",
             ),
         )
-    elif not moved:
-        v.require(
+    if close(out, expected, atol=1e-4):
+        return True
+    copies = int(np.prod(big)) // max(1, int(np.prod(shape)))
+    if copies > 1 and close(out * copies, expected, atol=1e-4):
+        return v.require(
             False,
             say(
-                "the parameters did not change: is loss.backward() called (so there are "
-                "gradients) and then opt.step() (which applies them)?",
-                "参数没有变化：是否调用了 loss.backward()（这样才有梯度），"
-                "然后调用了 opt.step()（由它应用梯度）？",
+                f"for a gradient of shape {big} and shape {shape} you averaged: each broadcast "
+                "copy sends its own gradient back, and the copies' gradients ADD up. Sum, don't "
+                "average.",
+                f"梯度形状为 {big}、shape 为 {shape} 时，你求的是平均：广播出的每个副本都会"
+                "传回自己的梯度，这些梯度要**相加**。请求和，不要求平均。",
             ),
         )
-    else:
-        v.require(
-            False,
-            say(
-                "after two steps the parameters differ from a plain zero_grad -> "
-                "forward -> loss -> backward -> step loop with this optimizer.",
-                "两步之后，参数与用这个优化器按 zero_grad -> 前向 -> 损失 -> backward -> step "
-                "的普通循环得到的结果不同。",
-            ),
-        )
-    if not v.require(
-        all(isinstance(r, float) for r in run.results),
+    return v.require(
+        False,
         say(
-            f"return the loss as a Python float (loss.item()), got "
-            f"{type(run.results[0]).__name__}: a tensor would keep the whole graph alive.",
-            f"请以 Python float 返回损失（loss.item()），而不是 "
-            f"{type(run.results[0]).__name__}：返回张量会让整个计算图一直存活。",
+            f"for a gradient of shape {big} and shape {shape} autograd gives "
+            f"{expected.tolist()}, you returned {out.tolist()}. Which dims did you sum?",
+            f"梯度形状为 {big}、shape 为 {shape} 时，autograd 给出 {expected.tolist()}，"
+            f"你返回的是 {out.tolist()}。你对哪些维度求了和？",
+        ),
+    )
+
+
+def check_sum_to_shape(fn: Any) -> None:
+    """`fn(grad, shape)` sums a broadcast gradient down to `shape`, as backward does."""
+    v = verdict("Sum to shape")
+    if not v.answered(fn, "sum_to_shape"):
+        return _stop(v)
+    if not v.require(
+        callable(fn),
+        say(
+            "sum_to_shape should be a function of (grad, shape).",
+            "sum_to_shape 应该是一个以 (grad, shape) 为参数的函数。",
         ),
     ):
         return _stop(v)
-    v.require(
-        close(run.results, want.results, rtol=1e-5),
-        say(
-            f"returned losses {np.round(run.results, 4).tolist()}, expected "
-            f"{np.round(want.results, 4).tolist()} (the loss of the batch before the update).",
-            f"返回的损失是 {np.round(run.results, 4).tolist()}，应当是 "
-            f"{np.round(want.results, 4).tolist()}（批次在更新之前的损失）。",
-        ),
-    )
+    rng = random.Random()  # fresh pairs on every run: the answer must be a method, not a table
+    cases = []
+    for big, shape in list(SUM_TO_SHAPE_CASES) + [_random_pair(rng) for _ in range(RANDOM_PAIRS)]:
+        values = np.array([rng.randint(-9, 9) for _ in range(int(np.prod(big)))], np.float32)
+        values = values.reshape(big)
+        cases.append((shape, values, _autograd_sum(mg.tensor(values), shape)))
+    builtin = mg.Tensor.sum_to_size
+    used_builtin: list[bool] = []
+
+    def spy(self: mg.Tensor, *shape: Any) -> mg.Tensor:
+        used_builtin.append(True)
+        return builtin(self, *shape)
+
+    mg.Tensor.sum_to_size = spy  # only while the learner's function runs: see who calls it
+    try:
+        for i, (shape, values, expected) in enumerate(cases):
+            if not _one_case(v, fn, shape, values, expected, first=i == 0):
+                return _stop(v)
+    finally:
+        mg.Tensor.sum_to_size = builtin
+    if used_builtin:
+        v.require(
+            False,
+            say(
+                "the answers are right, but your function called `Tensor.sum_to_size`, the "
+                "built-in that does exactly this. Write it yourself with `sum(dim=..., "
+                "keepdim=...)`: that is the exercise.",
+                "答案是对的，但你的函数调用了 `Tensor.sum_to_size`，而这个内置方法做的正是这件事。"
+                "请用 `sum(dim=..., keepdim=...)` 自己写出来：这才是本练习的目的。",
+            ),
+        )
     v.done(
         say(
-            "zero_grad, forward, loss, backward, step; the loss comes back as a float.",
-            "zero_grad、前向、损失、backward、step；损失以 float 返回。",
+            f"matches autograd on {len(SUM_TO_SHAPE_CASES)} hand-picked and {RANDOM_PAIRS} fresh "
+            "random broadcast pairs: leading dims summed away, size-1 dims summed and kept.",
+            f"在 {len(SUM_TO_SHAPE_CASES)} 组精选和 {RANDOM_PAIRS} 组新随机生成的广播形状上都与 "
+            "autograd 一致：前导维度被求和消掉，大小为 1 的维度求和后保留。",
         )
     )
 
 
-class _Watched(mg.nn.Linear):
-    """A Linear that notes whether autograd was recording each time it ran."""
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self.grad_mode: list[bool] = []
-
-    def forward(self, x: mg.Tensor) -> mg.Tensor:
-        self.grad_mode.append(mg.is_grad_enabled())
-        return super().forward(x)
+# --- exercise 2: the silent bias --------------------------------------------------------------
 
 
-def _accuracy_error(err: Exception) -> str:
-    msg = str(err)
-    if "could not infer output dtype" in msg:
+def _reference_values(seed: int) -> dict[str, np.ndarray]:
+    """init_params(seed) of the lesson with the bug fixed: the same draws, b of shape (3,)."""
+    mg.manual_seed(seed)
+    W = mg.randn(3, 2) * 0.5
+    b = mg.randn(3) * 0.5
+    v = mg.randn(3) * 0.5
+    return {"W": W.numpy(), "b": b.numpy(), "v": v.numpy(), "c": np.zeros((), np.float32)}
+
+
+def _reference_grads(
+    values: Mapping[str, np.ndarray], xs: np.ndarray, ys: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The gradients of sum((v·tanh(Wx + b) + c - y)²) over the samples, by autograd."""
+    p = {k: mg.tensor(a, requires_grad=True) for k, a in values.items()}
+    loss = mg.tensor(0.0)
+    for x, y in zip(xs, ys, strict=True):
+        pred = p["v"] @ (p["W"] @ mg.tensor(x) + p["b"]).tanh() + p["c"]
+        loss = loss + (pred - float(y)) ** 2
+    loss.backward()
+    return {k: t.grad.numpy() for k, t in p.items()}
+
+
+def _param_problem(name: str, t: Any) -> str | None:
+    """What is wrong with one returned parameter on its own, or None."""
+    if not isinstance(t, mg.Tensor):
         return say(
-            "`.mean()` of a bool tensor fails: turn the comparison into numbers first "
-            "(`.float()`), or compare numpy arrays.",
-            "布尔张量的 `.mean()` 会失败：先把比较结果变成数值（`.float()`），"
-            "或者比较 numpy 数组。",
+            f"params[{name!r}] is a {type(t).__module__}.{type(t).__name__}; every parameter "
+            "should be a minigrad tensor, as in init_params.",
+            f"params[{name!r}] 是 {type(t).__module__}.{type(t).__name__}；和 init_params 一样，"
+            "每个参数都应该是 minigrad 张量。",
         )
-    if "must match the size" in msg:
+    if not t.requires_grad:
         return say(
-            f"accuracy raised RuntimeError ({msg}): the predictions and the labels have "
-            "different shapes. Take the arg-max over dim 1 (the classes): one prediction per row.",
-            f"accuracy 抛出了 RuntimeError（{msg}）：预测和标签的形状不同。"
-            "请在第 1 维（dim 1，类别维）上取 arg-max：每行一个预测。",
+            f"params[{name!r}] does not require grad: it would get no gradient at all.",
+            f"params[{name!r}] 不需要梯度：它根本得不到梯度。",
         )
-    if isinstance(err, NameError) or "shapes cannot be multiplied" in msg:
+    if not t.is_leaf:
         return say(
-            f"accuracy raised {type(err).__name__} ({msg}): use only its arguments "
-            "(model, x, y), not the notebook's data or models.",
-            f"accuracy 抛出了 {type(err).__name__}（{msg}）：只使用它的参数"
-            "（model, x, y），不要用笔记本里的数据或模型。",
+            f"params[{name!r}] is not a leaf (it has grad_fn {t.grad_fn.name()}): a reshape or "
+            "view of a leaf is a new tensor with history, and its `.grad` stays None. Create "
+            "the parameter with the right shape (`mg.randn(3) * 0.5`, then `.requires_grad_()`).",
+            f"params[{name!r}] 不是叶子张量（它的 grad_fn 是 {t.grad_fn.name()}）：对叶子张量做 "
+            "reshape 或取视图，得到的是一个带历史的新张量，它的 `.grad` 始终是 None。请直接以正确的"
+            "形状创建这个参数（`mg.randn(3) * 0.5`，再调用 `.requires_grad_()`）。",
+        )
+    return None
+
+
+def _run_model(params: Mapping, predict: Callable, xs: np.ndarray, ys: np.ndarray) -> str | None:
+    """Backward of the summed squared error through the learner's predict: None, or what failed."""
+    try:
+        loss = mg.tensor(0.0)
+        for x, y in zip(xs, ys, strict=True):
+            pred = predict(params, mg.tensor(x))
+            if not isinstance(pred, mg.Tensor) or _shape(pred) != ():
+                got = _shape(pred) if isinstance(pred, mg.Tensor) else type(pred).__name__
+                return say(
+                    f"predict(params, x) for one sample returned {got}; it should be one "
+                    "number, a 0-d minigrad tensor. Print the shape of every step inside "
+                    "predict to see where it grows.",
+                    f"对单个样本，predict(params, x) 返回了 {got}；它应该是一个数，即 0 维的 "
+                    "minigrad 张量。打印 predict 内每一步的形状，看看形状是在哪里变大的。",
+                )
+            loss = loss + (pred - float(y)) ** 2
+        loss.backward()
+    except Exception as err:  # the learner's code: report whatever it raised
+        doing = say(
+            "predict(params, x) and backward on fresh samples",
+            "在新样本上运行 predict(params, x) 并反向传播时",
+        )
+        return _raised(err, doing)
+    return None
+
+
+def _wrong_grads(params: Mapping, want: Mapping[str, np.ndarray]) -> list[str]:
+    """The parameters whose gradient differs from the correct model's (b compared flat)."""
+    wrong = []
+    for name, expected in want.items():
+        got = params[name].grad
+        if got is None or not close(got.numpy().reshape(-1), expected.reshape(-1), 1e-4, 1e-5):
+            wrong.append(name)
+    return wrong
+
+
+def _rounded(t: Any) -> Any:
+    return None if t is None else np.round(np.asarray(t, dtype=float), 4).tolist()
+
+
+def _column_bias(params: Mapping, predict: Callable, xs, ys, want) -> str:
+    """b is still (3, 1): say whether predict works around it or the bug is all there."""
+    if _run_model(params, predict, xs, ys) is not None:
+        return say(
+            "b still has shape (3, 1), the bug: `W @ x` has shape (3,), so `W @ x + b` "
+            "broadcasts to (3, 3) and predict returns 3 numbers per sample, which the "
+            "`.mean()` in the loss hides. Give b the shape nn.Linear(2, 3).bias has: (3,).",
+            "b 的形状仍是 (3, 1)，这正是 bug 所在：`W @ x` 的形状是 (3,)，所以 `W @ x + b` "
+            "广播成 (3, 3)，predict 对每个样本返回 3 个数，而损失里的 `.mean()` 把这一点掩盖了。"
+            "请让 b 的形状与 nn.Linear(2, 3).bias 相同：(3,)。",
+        )
+    if _wrong_grads(params, want):
+        return say(
+            "predict returns one number per sample now, but only because it sums or averages "
+            "the (3, 3) result away: the gradients are still the buggy model's. The bug is b's "
+            "shape, (3, 1): give b the shape nn.Linear(2, 3).bias has, (3,).",
+            "现在 predict 对每个样本返回一个数了，但那只是因为它把 (3, 3) 的结果求和或求平均"
+            "抹掉了：梯度仍然是有 bug 的模型的梯度。bug 在于 b 的形状 (3, 1)：请让 b 的形状与 "
+            "nn.Linear(2, 3).bias 相同，即 (3,)。",
         )
     return say(
-        f"accuracy raised {type(err).__name__}: {msg}",
-        f"accuracy 抛出了 {type(err).__name__}：{msg}",
+        "predict gives the right numbers, but b still has shape (3, 1): fix the bug where it "
+        "is made. A bias for 3 hidden units has shape (3,), like nn.Linear(2, 3).bias; then "
+        "the lesson's predict works as written.",
+        "predict 给出的数值是对的，但 b 的形状仍是 (3, 1)：请在 bug 产生的地方修复它。"
+        "3 个隐藏单元的偏置形状是 (3,)，和 nn.Linear(2, 3).bias 一样；这样本课的 predict "
+        "原样就能正确工作。",
     )
 
 
-def check_accuracy(accuracy: Any) -> None:
-    """`accuracy(model, x, y)`: fraction (0..1) of rows whose arg-max logit equals the label."""
-    v = verdict("accuracy")
-    if not v.answered(accuracy, "accuracy"):
-        return _stop(v)
-    mg.manual_seed(11)
-    model = _Watched(5, 4)
-    x = mg.randn(40, 5)
-    with mg.no_grad():
-        predicted = np.asarray(model(x).tolist()).argmax(axis=1)
-    model.grad_mode.clear()
-    labels = predicted.copy()
-    labels[:10] = (labels[:10] + 1) % 4  # 30 of 40 right
-    y = mg.tensor(labels.tolist())
-    try:
-        got = accuracy(model, x, y)
-    except Exception as err:  # the learner's code: say what went wrong, in words
-        v.require(False, _accuracy_error(err))
-        return _stop(v)
-    if got is None:
-        v.require(
-            False,
-            say(
-                "accuracy returned None: is its body still `...`, or is the `return` missing?",
-                "accuracy 返回了 None：函数体是不是还是 `...`，或者漏了 `return`？",
-            ),
-        )
+def check_fixed_model(init_fixed: Any, predict: Any) -> None:
+    """`init_fixed(seed)` gives init_params(seed)'s parameters with b fixed to (3,); predict
+    returns one number per sample and every parameter gets the correct model's gradient."""
+    v = verdict("Fix the silent bias")
+    if not v.answered(init_fixed, "init_params_fixed"):
         return _stop(v)
     if not v.require(
-        isinstance(got, float),
+        callable(init_fixed) and callable(predict),
         say(
-            f"return a Python float, got {type(got).__name__} (use .item() or float(...)).",
-            f"请返回 Python float，而不是 {type(got).__name__}（用 .item() 或 float(...)）。",
+            "pass two functions: init_params_fixed(seed) and predict(params, x).",
+            "请传入两个函数：init_params_fixed(seed) 和 predict(params, x)。",
         ),
     ):
         return _stop(v)
-    if close(got, 75.0):
+    rng = np.random.default_rng()  # fresh seed and samples on every run
+    seed = int(rng.integers(1, 10**6))
+    try:
+        params = init_fixed(seed)
+    except Exception as err:  # the learner's code: report whatever it raised
+        v.require(False, _raised(err, f"init_params_fixed({seed})"))
+        return _stop(v)
+    if params is None:
         v.require(
             False,
             say(
-                "you returned a percentage (75.0); return the fraction 0.75.",
-                "你返回的是百分数（75.0）；请返回比例 0.75。",
+                "init_params_fixed(seed) returned None: is its body still `...`? It should "
+                "return the parameter dict, like init_params.",
+                "init_params_fixed(seed) 返回了 None：函数体是不是还是 `...`？它应该像 "
+                "init_params 一样返回参数字典。",
             ),
         )
-    elif close(got, 0.25):
+        return _stop(v)
+    if not isinstance(params, Mapping) or set(params) != set(PARAM_SHAPES):
+        got = sorted(params) if isinstance(params, Mapping) else type(params).__name__
         v.require(
             False,
             say(
-                "you returned the error rate (0.25): count the rows where prediction == label.",
-                "你返回的是错误率（0.25）：应当统计 prediction == label 的行。",
+                f"init_params_fixed(seed) should return a dict with the keys 'W', 'b', 'v', 'c' "
+                f"like init_params, got {got}.",
+                f"init_params_fixed(seed) 应该像 init_params 一样返回键为 'W'、'b'、'v'、'c' "
+                f"的字典，实际得到的是 {got}。",
             ),
         )
-    else:
+        return _stop(v)
+    for name in PARAM_SHAPES:
+        problem = _param_problem(name, params[name])
+        if problem:
+            v.require(False, problem)
+            return _stop(v)
+    reference = _reference_values(seed)
+    changed = [
+        name
+        for name, want in reference.items()
+        if (name != "b" and _shape(params[name]) != want.shape)
+        or not close(params[name].detach().numpy().reshape(-1), want.reshape(-1))
+    ]
+    if changed:
         v.require(
-            close(got, 0.75),
+            False,
             say(
-                f"30 of 40 predictions are right, so expected 0.75, got {got}. "
-                "Predictions are the arg-max over the class dimension (dim 1).",
-                f"40 个预测中有 30 个正确，所以应当是 0.75，得到的却是 {got}。"
-                "预测是在类别维（dim 1）上取 arg-max。",
+                f"init_params_fixed({seed}) changes more than b's shape: "
+                f"{', '.join(changed)} {'differs' if len(changed) == 1 else 'differ'} from "
+                f"init_params({seed})'s. Start with `mg.manual_seed(seed)` and keep the same draws "
+                "in the same order (W, b, v, then c = 0): only b's shape is the bug.",
+                f"init_params_fixed({seed}) 改动的不只是 b 的形状：{'、'.join(changed)} 与 "
+                f"init_params({seed}) 给出的不同。请以 `mg.manual_seed(seed)` 开头，按相同的顺序"
+                "做相同的随机抽取（W、b、v，然后 c = 0）：bug 只在 b 的形状上。",
             ),
         )
-    v.require(
-        not any(model.grad_mode),
+        return _stop(v)
+    xs = rng.normal(size=(4, 2)).astype(np.float32)
+    ys = rng.normal(size=4).astype(np.float32)
+    want = _reference_grads(reference, xs, ys)
+    b_shape = _shape(params["b"])
+    if b_shape == (3, 1):
+        v.require(False, _column_bias(params, predict, xs, ys, want))
+        return _stop(v)
+    if not v.require(
+        b_shape == PARAM_SHAPES["b"],
         say(
-            "the model ran with autograd recording: evaluation needs no graph, so run it inside "
-            "`with mg.no_grad():` (`model.eval()` changes layers such as dropout, not autograd).",
-            "模型运行时 autograd 在记录：评估不需要计算图，所以请在 `with mg.no_grad():` 中运行"
-            "（`model.eval()` 改变的是 dropout 之类的层，而不是 autograd）。",
+            f"b has shape {b_shape}; a bias for 3 hidden units has shape (3,), like "
+            "nn.Linear(2, 3).bias, so that `W @ x + b` keeps the shape (3,) of `W @ x`.",
+            f"b 的形状是 {b_shape}；3 个隐藏单元的偏置形状应为 (3,)，和 nn.Linear(2, 3).bias "
+            "一样，这样 `W @ x + b` 才能保持 `W @ x` 的形状 (3,)。",
         ),
-    )
+    ):
+        return _stop(v)
+    problem = _run_model(params, predict, xs, ys)
+    if problem:
+        v.require(False, problem)
+        return _stop(v)
+    wrong = _wrong_grads(params, want)
+    if wrong:
+        first = wrong[0]
+        which = (
+            say(f"the gradient of {first} differs", f"{first} 的梯度")
+            if len(wrong) == 1
+            else say(f"the gradients of {', '.join(wrong)} differ", f"{'、'.join(wrong)} 的梯度")
+        )
+        v.require(
+            False,
+            say(
+                f"{which} from the correct model's (y = v·tanh(Wx + b) + c): {first}.grad is "
+                f"{_rounded(params[first].grad)}, "
+                f"expected {_rounded(want[first])}. Did predict change? Pass the lesson's predict.",
+                f"{which}与正确模型（y = v·tanh(Wx + b) + c）的不同："
+                f"{first}.grad 是 {_rounded(params[first].grad)}，"
+                f"应为 {_rounded(want[first])}。predict 被改过吗？请传入本课的 predict。",
+            ),
+        )
     v.done(
         say(
-            "the fraction of correct arg-max predictions, as a float, computed without a graph.",
-            "arg-max 预测正确的比例，以 float 返回，计算时没有构建计算图。",
+            "b has shape (3,), predict returns one number per sample, and W, b, v, c get exactly "
+            "the gradients of y = v·tanh(Wx + b) + c on fresh samples.",
+            "b 的形状是 (3,)，predict 对每个样本返回一个数，并且在新样本上 W、b、v、c 得到的"
+            "梯度与 y = v·tanh(Wx + b) + c 的梯度完全一致。",
         )
     )

@@ -1,84 +1,67 @@
-"""Checks for lesson 15 (broadcasting and gradients).
+"""Checks for lesson 15 (memory): a saved-bytes counter and freezing a layer for fine-tuning.
 
-Exercise 1 compares the learner's `sum_to_shape` with autograd itself, on hand-picked pairs and
-on fresh random ones (leading dims and size-1 dims), and names the usual slips: leading dims kept,
-size-1 dims dropped, `sum(dim=())` summing everything, a mean for a sum, the built-in
-`sum_to_size` called instead. Exercise 2 runs the learner's fixed model on fresh samples and
-compares every parameter's gradient with a correct model's; the original bug is recognised by
-its (3, 1) bias.
+Both checks build fresh models of their own, so nothing copied from an earlier cell can pass, and
+both look at the method. The counter must be a pack/unpack pair that the forward really goes
+through: the check wraps the call in an outer pair of its own, which sees nothing when the
+learner's pair is the innermost one, and then backpropagates through the learner's unpack hook.
+Freezing must switch `requires_grad` itself: a gradient stopped by `no_grad()`, `.data` or
+`detach()` leaves the flag True, and the check names that trick.
 """
 
 from __future__ import annotations
 
-import random
-import re
-from collections.abc import Callable, Mapping
+import gc
+import numbers
+import weakref
+from collections.abc import Callable
 from typing import Any
-
-import numpy as np
 
 import minigrad as mg
 
-from .feedback import Verdict, close, verdict
+from .feedback import Verdict, verdict
 from .hints import register
 from .language import say
 
 register(
     "15",
-    "Sum to shape",
-    "Line the two shapes up from the right, as broadcasting does. The dims `grad` has in front "
-    "of `shape` are leading dims: the tensor had no such dim, so they are summed away.",
-    "After the leading dims are gone, `grad` has as many dims as `shape`. Every dim where "
-    "`shape` has a 1 and `grad` does not was broadcast too: sum over it with `keepdim=True` so "
-    "the 1 stays. Careful: `grad.sum(dim=())` with an empty tuple sums over ALL dims.",
-    "Two steps: `lead = grad.dim() - len(shape)`; if `lead`, sum over dims 0 … lead-1 (no "
-    "keepdim). Then collect every i with `shape[i] == 1 and grad.shape[i] != 1` and, if there "
-    "are any, sum over them with `keepdim=True`. Return the result.",
-    zh_title="求和回原形状",
+    "Saved-bytes counter",
+    "Open a `with mg.autograd.graph.saved_tensors_hooks(pack, unpack):` block and run "
+    "`model(x)` inside it: every tensor the forward saves is handed to `pack`.",
+    "`pack(t)` adds `t.numel() * t.dtype.itemsize` to a running total and returns "
+    "`t.detach()`; `unpack` gives back what `pack` returned. A bare `total += ...` inside "
+    "`pack` needs `nonlocal total` (or keep the total in a one-element list).",
+    "Start the total at 0 inside `count_saved_bytes`, so that each call counts only its own "
+    "forward, and return the pair `(out, total)` after the `with` block.",
+    zh_title="统计保存的字节数",
     zh=(
-        "像广播那样把两个形状从右边对齐。`grad` 比 `shape` 多出来的前面那些维度是前导维度："
-        "张量本来就没有这些维度，所以要把它们求和消掉。",
-        "去掉前导维度之后，`grad` 的维数就和 `shape` 一样了。凡是 `shape` 为 1 而 `grad` 不为 1 "
-        "的维度，也是被广播过的：用 `keepdim=True` 在这一维上求和，让那个 1 保留下来。注意："
-        "`grad.sum(dim=())` 传空元组会对所有维度求和。",
-        "分两步：`lead = grad.dim() - len(shape)`；如果 `lead` 不为 0，就对第 0 … lead-1 维求和"
-        "（不加 keepdim）。然后收集所有满足 `shape[i] == 1 and grad.shape[i] != 1` 的 i，"
-        "如果有，就用 `keepdim=True` 对它们求和。最后返回结果。",
+        "打开一个 `with mg.autograd.graph.saved_tensors_hooks(pack, unpack):` 块，在块内运行 "
+        "`model(x)`：前向传播保存的每个张量都会交给 `pack`。",
+        "`pack(t)` 把 `t.numel() * t.dtype.itemsize` 累加到一个总数上，并返回 `t.detach()`；"
+        "`unpack` 原样交还 `pack` 返回的东西。在 `pack` 里直接写 `total += ...` 需要先声明 "
+        "`nonlocal total`（或者把总数放进只有一个元素的列表里）。",
+        "在 `count_saved_bytes` 内部把总数初始化为 0，这样每次调用只统计它自己那次前向传播；"
+        "在 `with` 块之后返回 `(out, total)` 这一对值。",
     ),
 )
 register(
     "15",
-    "Fix the silent bias",
-    "Run `predict` on one sample and print the shape of every intermediate: `W @ x`, "
-    "`W @ x + b`, the tanh, the result. Which shape is not what y = v·tanh(Wx + b) + c promises "
-    "for one sample?",
-    "`W @ x` has shape (3,) and `b` has shape (3, 1). Lined up from the right they broadcast to "
-    "(3, 3), so `predict` returns 3 numbers per sample, and the `.mean()` in the loss hides it.",
-    "Give `b` the shape `nn.Linear(2, 3).bias` has, (3,): in `init_params_fixed` draw it with "
-    "`mg.randn(3)` (the same numbers, drawn in the same order) and keep every other line of "
-    "`init_params` as it is.",
-    zh_title="修好悄无声息的偏置",
+    "Freeze the first layer",
+    "Freezing is a flag on each parameter: a parameter with requires_grad=False is a constant "
+    "to autograd, so nothing is recorded for it and it never gets a .grad.",
+    "`model[0]` is the first layer, and a module's `requires_grad_(False)` switches the flag of "
+    "all its parameters (weight and bias) at once. Leave the other layers as they are.",
+    "One call does it: requires_grad_(False) on model[0]. Not `no_grad()`, `.data`, "
+    "`detach()` or `eval()`: those leave requires_grad=True on the parameters.",
+    zh_title="冻结第一层",
     zh=(
-        "对一个样本运行 `predict`，打印每个中间结果的形状：`W @ x`、`W @ x + b`、tanh 之后、"
-        "最终结果。对单个样本来说，y = v·tanh(Wx + b) + c 应该给出什么形状？哪一步不对？",
-        "`W @ x` 的形状是 (3,)，`b` 的形状是 (3, 1)。从右边对齐后它们广播成 (3, 3)，于是 `predict` "
-        "对每个样本返回 3 个数，而损失里的 `.mean()` 把这一点掩盖了。",
-        "让 `b` 的形状和 `nn.Linear(2, 3).bias` 一样，是 (3,)：在 `init_params_fixed` 里用 "
-        "`mg.randn(3)` 生成它（数值相同，生成顺序也相同），`init_params` 的其余各行保持不变。",
+        "冻结是每个参数上的一个标志：requires_grad=False 的参数对 autograd 来说就是常量，"
+        "不会为它记录任何东西，它也永远不会得到 .grad。",
+        "`model[0]` 就是第一层；模块的 `requires_grad_(False)` 会一次性切换它所有参数"
+        "（weight 和 bias）的标志。其余各层保持原样。",
+        "一次调用就够了：对 model[0] 调用 requires_grad_(False)。不要用 `no_grad()`、`.data`、"
+        "`detach()` 或 `eval()`：它们都会让参数的 requires_grad 仍为 True。",
     ),
 )
-
-SUM_TO_SHAPE_CASES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
-    ((2, 3), (3,)),  # a leading dim
-    ((2, 3), (1, 3)),  # a size-1 dim, kept
-    ((2, 3), (2, 1)),
-    ((4, 2, 3), (2, 1)),  # both at once
-    ((2, 3), (2, 3)),  # nothing to sum
-    ((3, 1, 4), (1, 4)),  # a size-1 dim that grad has too: nothing to sum there
-    ((2, 3), ()),  # a 0-d tensor gets everything
-)
-RANDOM_PAIRS = 40
-PARAM_SHAPES = {"W": (3, 2), "b": (3,), "v": (3,), "c": ()}
 
 
 def _stop(v: Verdict) -> None:
@@ -86,467 +69,682 @@ def _stop(v: Verdict) -> None:
     v.done("")
 
 
-def _shape(t: Any) -> tuple[int, ...]:
-    return tuple(int(s) for s in t.shape)
+def _nbytes(t: Any) -> int:
+    return t.numel() * t.dtype.itemsize
 
 
-def _raised(err: Exception, doing: str) -> str:
-    """A sentence for an error raised by the learner's code, naming the likely cause."""
-    text = str(err).splitlines()[0] if str(err) else ""
-    torch_met_minigrad = "must be Tensor, not Tensor" in text or (
-        "Tensor" in text and "expected" in text and "unexpected" not in text
-    )
-    gap = "" if re.search(r"[\u4e00-\u9fff]$", doing) else " "  # Chinese: no space after 汉字
-    if isinstance(err, TypeError) and torch_met_minigrad:
+def _identity(t: Any) -> Any:
+    return t
+
+
+# --- exercise 1: a pack/unpack pair that counts bytes --------------------------------------------
+def _counter_model(dtype: Any) -> tuple[mg.nn.Module, mg.Tensor]:
+    """A model the learner has not seen: ReLU's and Tanh's outputs are each saved twice."""
+    mg.manual_seed(16)
+    model = mg.nn.Sequential(
+        mg.nn.Linear(5, 12), mg.nn.ReLU(), mg.nn.Linear(12, 12), mg.nn.Tanh(), mg.nn.Linear(12, 2)
+    ).to(dtype)
+    return model, mg.randn(9, 5, dtype=dtype)
+
+
+def _reference(dtype: Any) -> dict[str, Any]:
+    """What the check's own pack sees for its model, and the sums a wrong count may have made."""
+    model, x = _counter_model(dtype)
+    kept: list[mg.Tensor] = []
+
+    def pack(t: mg.Tensor) -> mg.Tensor:
+        kept.append(t)
+        return t
+
+    with mg.autograd.graph.saved_tensors_hooks(pack, _identity):
+        out = model(x)
+    out.pow(2).sum().backward()
+    unique = {id(t): t for t in kept}  # all alive (kept), so their ids are distinct
+    return {
+        "bytes": sum(_nbytes(t) for t in kept),
+        "elements": sum(t.numel() for t in kept),
+        "count": len(kept),
+        "unique": sum(_nbytes(t) for t in unique.values()),
+        "needing_grad": sum(_nbytes(t) for t in kept if t.requires_grad),
+        "params": sum(_nbytes(p) for p in model.parameters()),
+        "grads": [p.grad for p in model.parameters()],
+    }
+
+
+def _run_counter(count: Callable, dtype: Any) -> tuple[Any, int, mg.nn.Module]:
+    """The learner's result, and how many saved tensors the check's OUTER pair saw."""
+    model, x = _counter_model(dtype)
+    outer: list[mg.Tensor] = []
+
+    def outer_pack(t: mg.Tensor) -> mg.Tensor:
+        outer.append(t)
+        return t
+
+    with mg.autograd.graph.saved_tensors_hooks(outer_pack, _identity):
+        result = count(model, x)
+    return result, len(outer), model
+
+
+def _keeps_the_tensor(count: Callable) -> bool:
+    """Does the learner's pack keep the tensor itself? ReLU's and Tanh's outputs are saved by
+    their own nodes: holding one closes a loop (tensor -> grad_fn -> saved -> tensor), so the
+    output outlives the dropped graph until the cycle collector runs (in PyTorch: for good)."""
+    model, x = _counter_model(mg.float32)
+    outputs: list[weakref.ref] = []
+    for layer in model:
+        if isinstance(layer, (mg.nn.ReLU, mg.nn.Tanh)):
+            layer.register_forward_hook(lambda m, i, out: outputs.append(weakref.ref(out)))
+    collecting = gc.isenabled()
+    gc.disable()  # only reference counting frees the graph from here on
+    try:
+        count(model, x)  # the result is dropped at once: the graph should go with it
+        return any(ref() is not None for ref in outputs)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _counter_error(err: Exception, doing: str) -> str:
+    """The usual reasons a counter raises, in words."""
+    text = str(err)
+    if isinstance(err, UnboundLocalError) or "referenced before assignment" in text:
         return say(
-            f"{doing} raised TypeError: a minigrad tensor met a real PyTorch function "
-            "(`torch.…`). Use minigrad here: tensor methods or `mg.…`.",
-            f"{doing}{gap}抛出了 TypeError：一个 minigrad 张量被传给了真正的 PyTorch 函数"
-            "（`torch.…`）。这里请用 minigrad：张量自己的方法或 `mg.…`。",
+            f"{doing} raised {type(err).__name__} ({text}): `total += ...` inside `pack` makes "
+            "`total` a new local name of `pack`. Declare `nonlocal total` at the top of `pack` "
+            "(or keep the total in a one-element list and add to `total[0]`).",
+            f"{doing}抛出了 {type(err).__name__}（{text}）：在 `pack` 里写 `total += ...` 会让 "
+            "`total` 成为 `pack` 自己的一个新局部变量。请在 `pack` 开头声明 `nonlocal total`"
+            "（或者把总数放进只有一个元素的列表里，累加到 `total[0]` 上）。",
+        )
+    if isinstance(err, AttributeError) and "has no attribute" in text:
+        name = (
+            text.rsplit("'", 2)[-2] if text.count("'") >= 2 else say("that attribute", "这个属性")
+        )
+        return say(
+            f"{doing} raised AttributeError: minigrad tensors have no `{name}`. Use "
+            "`t.numel() * t.dtype.itemsize`, which works in minigrad and in PyTorch.",
+            f"{doing}抛出了 AttributeError：minigrad 的张量没有 `{name}`。请使用 "
+            "`t.numel() * t.dtype.itemsize`，它在 minigrad 和 PyTorch 中都能用。",
+        )
+    if "pack hook is modifying its input in place" in text:
+        return say(
+            f"{doing} raised: your pack hook changed the tensor in place. A pack hook only looks "
+            "(and returns something to keep); it must leave its input alone.",
+            f"{doing}抛出了错误：你的 pack 钩子原地修改了张量。pack 钩子只负责查看"
+            "（并返回要保存的东西），不能改动它的输入。",
         )
     return say(
         f"{doing} raised {type(err).__name__}: {text}",
-        f"{doing}{gap}抛出了 {type(err).__name__}：{text}",
+        f"{doing}抛出了 {type(err).__name__}：{text}",
     )
 
 
-# --- exercise 1: sum_to_shape ------------------------------------------------------------------
-
-
-def _autograd_sum(grad: mg.Tensor, shape: tuple[int, ...]) -> mg.Tensor:
-    """What backward gives a tensor of `shape` broadcast to grad's shape: autograd's answer."""
-    leaf = mg.zeros(shape, requires_grad=True)
-    (leaf + mg.zeros(_shape(grad))).backward(grad)
-    return leaf.grad
-
-
-def _random_pair(rng: random.Random) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """A fresh broadcast pair: a gradient shape and a shape that broadcasts to it."""
-    big = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 4)))
-    lead = rng.randint(0, len(big))
-    small = tuple(1 if rng.random() < 0.4 else s for s in big[lead:])
-    return big, small
-
-
-def _shape_problem(big: tuple, shape: tuple, got: tuple) -> str:
-    """Why `got` is the wrong shape for a gradient of shape `big` summed down to `shape`."""
-    lead = len(big) - len(shape)
-    head = say(
-        f"for a gradient of shape {big} and shape {shape} you returned shape {got}",
-        f"梯度形状为 {big}、shape 为 {shape} 时，你返回的形状是 {got}",
-    )
-    if got == big:
+def _wrong_total(total: Any, ref: dict[str, Any]) -> str | None:
+    """None when `total` is the byte count of every pack call; else what it looks like."""
+    want = ref["bytes"]
+    if total == want:
+        return None
+    if total == 0:
         return say(
-            f"{head}: nothing was summed. The result must have shape {shape}.",
-            f"{head}：什么都没有求和。结果的形状必须是 {shape}。",
+            f"total is 0, although the forward saved {ref['count']} tensors: did `pack` add to "
+            "the `total` of count_saved_bytes (`nonlocal total`), and did `model(x)` run inside "
+            "the `with` block?",
+            f"total 为 0，但前向传播保存了 {ref['count']} 个张量：`pack` 有没有累加到 "
+            "count_saved_bytes 的 `total` 上（`nonlocal total`）？`model(x)` 是否在 `with` "
+            "块内运行？",
         )
-    if int(np.prod(got)) == 1 and int(np.prod(shape)) != 1:
+    if total == ref["elements"]:
         return say(
-            f"{head}: everything was summed. Note that `grad.sum(dim=())` with an EMPTY tuple "
-            "of dims sums over all dims (PyTorch does the same): only call `sum` when there is "
-            "at least one dim to sum.",
-            f"{head}：所有维度都被求和了。注意，`grad.sum(dim=())` 传入空元组时会对所有维度求和"
-            "（PyTorch 也是如此）：只有在至少有一个维度要求和时才调用 `sum`。",
+            f"total is {total}: that counts elements, not bytes. Multiply each `t.numel()` by "
+            "`t.dtype.itemsize` (4 bytes for float32).",
+            f"total 为 {total}：这统计的是元素个数，不是字节数。请把每个 `t.numel()` 乘以 "
+            "`t.dtype.itemsize`（float32 为 4 字节）。",
         )
-    if lead and len(got) == len(big) and got[:lead] == (1,) * lead and got[lead:] == shape:
+    if total == ref["count"]:
         return say(
-            f"{head}: the leading dims are still there as 1s. The tensor never had them, so "
-            f"sum them away without keepdim: the result is {shape}.",
-            f"{head}：前导维度还以 1 的形式留着。张量本来就没有这些维度，所以求和时不要加 "
-            f"keepdim，把它们消掉：结果应为 {shape}。",
+            f"total is {total}: that is the number of saved tensors. Count their bytes: "
+            "`t.numel() * t.dtype.itemsize` for each.",
+            f"total 为 {total}：这是保存的张量的个数。要统计的是它们的字节数：对每个张量计算 "
+            "`t.numel() * t.dtype.itemsize`。",
         )
-    if got == tuple(s for s in shape if s != 1):
+    if total == ref["unique"]:
         return say(
-            f"{head}: the size-1 dims were dropped. Where `shape` has a 1, sum with "
-            f"`keepdim=True` so that the 1 stays: the result is {shape}.",
-            f"{head}：大小为 1 的维度被丢掉了。`shape` 中为 1 的维度，求和时要加 "
-            f"`keepdim=True`，让那个 1 保留下来：结果应为 {shape}。",
+            f"total is {total}: you counted each tensor once, but two nodes may save the same "
+            "tensor (ReLU keeps its output, and the next Linear keeps it as its input): count "
+            f"every call to pack ({want} bytes).",
+            f"total 为 {total}：你把每个张量只算了一次，但两个节点可能保存同一个张量（ReLU "
+            "保存自己的输出，下一个 Linear 又把它当作输入保存）：pack 的每一次调用都要算上"
+            f"（共 {want} 字节）。",
+        )
+    if total == ref["params"]:
+        return say(
+            f"total is {total}: that is the size of the model's parameters, not what the forward "
+            "saved. Count what `pack` receives.",
+            f"total 为 {total}：这是模型参数的大小，不是前向传播保存的东西。请统计 `pack` "
+            "收到的张量。",
+        )
+    if total == ref["needing_grad"]:
+        return say(
+            f"total is {total}: you left out saved tensors that do not require grad (the input "
+            f"x). Every tensor handed to pack counts ({want} bytes).",
+            f"total 为 {total}：你漏掉了不需要梯度的保存张量（输入 x）。交给 pack 的每个张量"
+            f"都要算（共 {want} 字节）。",
+        )
+    if total == 2 * want:
+        return say(
+            f"total is {total}, twice the right count: did the forward run twice, or did pack "
+            "add each size twice?",
+            f"total 为 {total}，是正确值的两倍：是前向传播运行了两次，还是 pack 把每个大小"
+            "加了两次？",
         )
     return say(
-        f"{head}, expected {shape}. Line the shapes up from the right: dim i of `shape` "
-        f"belongs to dim i + {lead} of `grad`.",
-        f"{head}，应为 {shape}。把两个形状从右边对齐：`shape` 的第 i 维对应 `grad` 的"
-        f"第 i + {lead} 维。",
+        f"total is {total}, but the forward saved {ref['count']} tensors of {want} bytes in all "
+        "(t.numel() * t.dtype.itemsize for each tensor pack receives).",
+        f"total 为 {total}，但前向传播保存了 {ref['count']} 个张量，共 {want} 字节（对 pack "
+        "收到的每个张量计算 t.numel() * t.dtype.itemsize）。",
     )
 
 
-def _one_case(
-    v: Verdict, fn: Callable, shape: tuple, values: np.ndarray, expected: mg.Tensor, first: bool
-) -> bool:
-    """Run the learner's function on one pair; record the first problem; True if it passed."""
-    big = values.shape
-    grad = mg.tensor(values)
-    try:
-        out = fn(grad, shape)
-    except Exception as err:  # the learner's code: report whatever it raised
-        doing = say(
-            f"sum_to_shape(a gradient of shape {big}, {shape})",
-            f"sum_to_shape(形状为 {big} 的梯度, {shape})",
-        )
-        return v.require(False, _raised(err, doing))
-    if out is None:
-        what = (
-            say(
-                "sum_to_shape returned None: is its body still `...`? It should return the summed "
-                "gradient.",
-                "sum_to_shape 返回了 None：函数体是不是还是 `...`？它应该返回求和后的梯度。",
-            )
-            if first
-            else say(
-                f"sum_to_shape returned None for a gradient of shape {big} and shape {shape}: "
-                "does every path through it end in a `return`?",
-                f"梯度形状为 {big}、shape 为 {shape} 时，sum_to_shape 返回了 None："
-                "函数里的每条分支最后都有 `return` 吗？",
-            )
-        )
-        return v.require(False, what)
-    if not isinstance(out, mg.Tensor):
-        return v.require(
-            False,
-            say(
-                f"sum_to_shape returned a {type(out).__module__}.{type(out).__name__}; return a "
-                "minigrad tensor (sum with the tensor's own `sum` method).",
-                f"sum_to_shape 返回的是 {type(out).__module__}.{type(out).__name__}；请返回 "
-                "minigrad 张量（用张量自己的 `sum` 方法求和）。",
-            ),
-        )
-    if not close(grad, values):
-        return v.require(
-            False,
-            say(
-                "sum_to_shape changed `grad` in place. Leave the gradient it receives alone (other "
-                "parts of the graph may share it) and return a new tensor.",
-                "sum_to_shape 原地修改了 `grad`。不要改动传进来的梯度"
-                "（计算图的其他部分可能共用它），而是返回一个新张量。",
-            ),
-        )
-    if _shape(out) != shape:
-        return v.require(False, _shape_problem(big, shape, _shape(out)))
-    if out.dtype != grad.dtype:
-        return v.require(
-            False,
-            say(
-                f"sum_to_shape returned dtype {out.dtype}, the gradient was {grad.dtype}: a "
-                "gradient keeps its tensor's dtype.",
-                f"sum_to_shape 返回的 dtype 是 {out.dtype}，而传入的梯度是 {grad.dtype}："
-                "梯度的 dtype 与其张量相同，应保持不变。",
-            ),
-        )
-    if close(out, expected, atol=1e-4):
-        return True
-    copies = int(np.prod(big)) // max(1, int(np.prod(shape)))
-    if copies > 1 and close(out * copies, expected, atol=1e-4):
-        return v.require(
-            False,
-            say(
-                f"for a gradient of shape {big} and shape {shape} you averaged: each broadcast "
-                "copy sends its own gradient back, and the copies' gradients ADD up. Sum, don't "
-                "average.",
-                f"梯度形状为 {big}、shape 为 {shape} 时，你求的是平均：广播出的每个副本都会"
-                "传回自己的梯度，这些梯度要**相加**。请求和，不要求平均。",
-            ),
-        )
-    return v.require(
-        False,
-        say(
-            f"for a gradient of shape {big} and shape {shape} autograd gives "
-            f"{expected.tolist()}, you returned {out.tolist()}. Which dims did you sum?",
-            f"梯度形状为 {big}、shape 为 {shape} 时，autograd 给出 {expected.tolist()}，"
-            f"你返回的是 {out.tolist()}。你对哪些维度求了和？",
-        ),
-    )
-
-
-def check_sum_to_shape(fn: Any) -> None:
-    """`fn(grad, shape)` sums a broadcast gradient down to `shape`, as backward does."""
-    v = verdict("Sum to shape")
-    if not v.answered(fn, "sum_to_shape"):
-        return _stop(v)
-    if not v.require(
-        callable(fn),
-        say(
-            "sum_to_shape should be a function of (grad, shape).",
-            "sum_to_shape 应该是一个以 (grad, shape) 为参数的函数。",
-        ),
-    ):
-        return _stop(v)
-    rng = random.Random()  # fresh pairs on every run: the answer must be a method, not a table
-    cases = []
-    for big, shape in list(SUM_TO_SHAPE_CASES) + [_random_pair(rng) for _ in range(RANDOM_PAIRS)]:
-        values = np.array([rng.randint(-9, 9) for _ in range(int(np.prod(big)))], np.float32)
-        values = values.reshape(big)
-        cases.append((shape, values, _autograd_sum(mg.tensor(values), shape)))
-    builtin = mg.Tensor.sum_to_size
-    used_builtin: list[bool] = []
-
-    def spy(self: mg.Tensor, *shape: Any) -> mg.Tensor:
-        used_builtin.append(True)
-        return builtin(self, *shape)
-
-    mg.Tensor.sum_to_size = spy  # only while the learner's function runs: see who calls it
-    try:
-        for i, (shape, values, expected) in enumerate(cases):
-            if not _one_case(v, fn, shape, values, expected, first=i == 0):
-                return _stop(v)
-    finally:
-        mg.Tensor.sum_to_size = builtin
-    if used_builtin:
-        v.require(
-            False,
-            say(
-                "the answers are right, but your function called `Tensor.sum_to_size`, the "
-                "built-in that does exactly this. Write it yourself with `sum(dim=..., "
-                "keepdim=...)`: that is the exercise.",
-                "答案是对的，但你的函数调用了 `Tensor.sum_to_size`，而这个内置方法做的正是这件事。"
-                "请用 `sum(dim=..., keepdim=...)` 自己写出来：这才是本练习的目的。",
-            ),
-        )
-    v.done(
-        say(
-            f"matches autograd on {len(SUM_TO_SHAPE_CASES)} hand-picked and {RANDOM_PAIRS} fresh "
-            "random broadcast pairs: leading dims summed away, size-1 dims summed and kept.",
-            f"在 {len(SUM_TO_SHAPE_CASES)} 组精选和 {RANDOM_PAIRS} 组新随机生成的广播形状上都与 "
-            "autograd 一致：前导维度被求和消掉，大小为 1 的维度求和后保留。",
-        )
-    )
-
-
-# --- exercise 2: the silent bias --------------------------------------------------------------
-
-
-def _reference_values(seed: int) -> dict[str, np.ndarray]:
-    """init_params(seed) of the lesson with the bug fixed: the same draws, b of shape (3,)."""
-    mg.manual_seed(seed)
-    W = mg.randn(3, 2) * 0.5
-    b = mg.randn(3) * 0.5
-    v = mg.randn(3) * 0.5
-    return {"W": W.numpy(), "b": b.numpy(), "v": v.numpy(), "c": np.zeros((), np.float32)}
-
-
-def _reference_grads(
-    values: Mapping[str, np.ndarray], xs: np.ndarray, ys: np.ndarray
-) -> dict[str, np.ndarray]:
-    """The gradients of sum((v·tanh(Wx + b) + c - y)²) over the samples, by autograd."""
-    p = {k: mg.tensor(a, requires_grad=True) for k, a in values.items()}
-    loss = mg.tensor(0.0)
-    for x, y in zip(xs, ys, strict=True):
-        pred = p["v"] @ (p["W"] @ mg.tensor(x) + p["b"]).tanh() + p["c"]
-        loss = loss + (pred - float(y)) ** 2
-    loss.backward()
-    return {k: t.grad.numpy() for k, t in p.items()}
-
-
-def _param_problem(name: str, t: Any) -> str | None:
-    """What is wrong with one returned parameter on its own, or None."""
-    if not isinstance(t, mg.Tensor):
+def _unpack_error(err: Exception) -> str:
+    text = str(err)
+    if "unpack" in text.lower():
         return say(
-            f"params[{name!r}] is a {type(t).__module__}.{type(t).__name__}; every parameter "
-            "should be a minigrad tensor, as in init_params.",
-            f"params[{name!r}] 是 {type(t).__module__}.{type(t).__name__}；和 init_params 一样，"
-            "每个参数都应该是 minigrad 张量。",
+            f"backpropagating through your model's output failed ({type(err).__name__}: {text}). "
+            "`unpack` must give back the tensor `pack` received: keep `t.detach()` in what pack "
+            "returns (not only its size), and return that tensor from unpack.",
+            f"从模型的输出做反向传播失败了（{type(err).__name__}：{text}）。`unpack` 必须交还 "
+            "`pack` 收到的张量：pack 返回的东西里要留着 `t.detach()`（而不只是它的大小），"
+            "再由 unpack 返回这个张量。",
         )
-    if not t.requires_grad:
+    if "backward through the graph a second time" in text:
         return say(
-            f"params[{name!r}] does not require grad: it would get no gradient at all.",
-            f"params[{name!r}] 不需要梯度：它根本得不到梯度。",
-        )
-    if not t.is_leaf:
-        return say(
-            f"params[{name!r}] is not a leaf (it has grad_fn {t.grad_fn.name()}): a reshape or "
-            "view of a leaf is a new tensor with history, and its `.grad` stays None. Create "
-            "the parameter with the right shape (`mg.randn(3) * 0.5`, then `.requires_grad_()`).",
-            f"params[{name!r}] 不是叶子张量（它的 grad_fn 是 {t.grad_fn.name()}）：对叶子张量做 "
-            "reshape 或取视图，得到的是一个带历史的新张量，它的 `.grad` 始终是 None。请直接以正确的"
-            "形状创建这个参数（`mg.randn(3) * 0.5`，再调用 `.requires_grad_()`）。",
-        )
-    return None
-
-
-def _run_model(params: Mapping, predict: Callable, xs: np.ndarray, ys: np.ndarray) -> str | None:
-    """Backward of the summed squared error through the learner's predict: None, or what failed."""
-    try:
-        loss = mg.tensor(0.0)
-        for x, y in zip(xs, ys, strict=True):
-            pred = predict(params, mg.tensor(x))
-            if not isinstance(pred, mg.Tensor) or _shape(pred) != ():
-                got = _shape(pred) if isinstance(pred, mg.Tensor) else type(pred).__name__
-                return say(
-                    f"predict(params, x) for one sample returned {got}; it should be one "
-                    "number, a 0-d minigrad tensor. Print the shape of every step inside "
-                    "predict to see where it grows.",
-                    f"对单个样本，predict(params, x) 返回了 {got}；它应该是一个数，即 0 维的 "
-                    "minigrad 张量。打印 predict 内每一步的形状，看看形状是在哪里变大的。",
-                )
-            loss = loss + (pred - float(y)) ** 2
-        loss.backward()
-    except Exception as err:  # the learner's code: report whatever it raised
-        doing = say(
-            "predict(params, x) and backward on fresh samples",
-            "在新样本上运行 predict(params, x) 并反向传播时",
-        )
-        return _raised(err, doing)
-    return None
-
-
-def _wrong_grads(params: Mapping, want: Mapping[str, np.ndarray]) -> list[str]:
-    """The parameters whose gradient differs from the correct model's (b compared flat)."""
-    wrong = []
-    for name, expected in want.items():
-        got = params[name].grad
-        if got is None or not close(got.numpy().reshape(-1), expected.reshape(-1), 1e-4, 1e-5):
-            wrong.append(name)
-    return wrong
-
-
-def _rounded(t: Any) -> Any:
-    return None if t is None else np.round(np.asarray(t, dtype=float), 4).tolist()
-
-
-def _column_bias(params: Mapping, predict: Callable, xs, ys, want) -> str:
-    """b is still (3, 1): say whether predict works around it or the bug is all there."""
-    if _run_model(params, predict, xs, ys) is not None:
-        return say(
-            "b still has shape (3, 1), the bug: `W @ x` has shape (3,), so `W @ x + b` "
-            "broadcasts to (3, 3) and predict returns 3 numbers per sample, which the "
-            "`.mean()` in the loss hides. Give b the shape nn.Linear(2, 3).bias has: (3,).",
-            "b 的形状仍是 (3, 1)，这正是 bug 所在：`W @ x` 的形状是 (3,)，所以 `W @ x + b` "
-            "广播成 (3, 3)，predict 对每个样本返回 3 个数，而损失里的 `.mean()` 把这一点掩盖了。"
-            "请让 b 的形状与 nn.Linear(2, 3).bias 相同：(3,)。",
-        )
-    if _wrong_grads(params, want):
-        return say(
-            "predict returns one number per sample now, but only because it sums or averages "
-            "the (3, 3) result away: the gradients are still the buggy model's. The bug is b's "
-            "shape, (3, 1): give b the shape nn.Linear(2, 3).bias has, (3,).",
-            "现在 predict 对每个样本返回一个数了，但那只是因为它把 (3, 3) 的结果求和或求平均"
-            "抹掉了：梯度仍然是有 bug 的模型的梯度。bug 在于 b 的形状 (3, 1)：请让 b 的形状与 "
-            "nn.Linear(2, 3).bias 相同，即 (3,)。",
+            "backpropagating through your output failed: the graph was already freed. "
+            "count_saved_bytes should only run the forward pass; leave backward to the caller.",
+            "从你的输出做反向传播失败了：计算图已经被释放。count_saved_bytes 只应运行前向传播，"
+            "反向传播留给调用者。",
         )
     return say(
-        "predict gives the right numbers, but b still has shape (3, 1): fix the bug where it "
-        "is made. A bias for 3 hidden units has shape (3,), like nn.Linear(2, 3).bias; then "
-        "the lesson's predict works as written.",
-        "predict 给出的数值是对的，但 b 的形状仍是 (3, 1)：请在 bug 产生的地方修复它。"
-        "3 个隐藏单元的偏置形状是 (3,)，和 nn.Linear(2, 3).bias 一样；这样本课的 predict "
-        "原样就能正确工作。",
+        f"backpropagating through your output raised {type(err).__name__}: {text}",
+        f"从你的输出做反向传播时抛出了 {type(err).__name__}：{text}",
     )
 
 
-def check_fixed_model(init_fixed: Any, predict: Any) -> None:
-    """`init_fixed(seed)` gives init_params(seed)'s parameters with b fixed to (3,); predict
-    returns one number per sample and every parameter gets the correct model's gradient."""
-    v = verdict("Fix the silent bias")
-    if not v.answered(init_fixed, "init_params_fixed"):
+def AGAIN() -> str:  # noqa: N802 (reads as the phrase it stands for)
+    """How an error on the check's second and third call is introduced."""
+    return say("count_saved_bytes, called again", "再次调用 count_saved_bytes 时")
+
+
+def check_count_saved_bytes(count: Any) -> None:
+    """`count(model, x)` -> (model(x), bytes the forward handed to pack hooks), by hooks."""
+    v = verdict("Saved-bytes counter")
+    if not v.answered(count, "count_saved_bytes"):
         return _stop(v)
     if not v.require(
-        callable(init_fixed) and callable(predict),
+        callable(count),
         say(
-            "pass two functions: init_params_fixed(seed) and predict(params, x).",
-            "请传入两个函数：init_params_fixed(seed) 和 predict(params, x)。",
+            "count_saved_bytes should be a function count_saved_bytes(model, x).",
+            "count_saved_bytes 应该是一个函数 count_saved_bytes(model, x)。",
         ),
     ):
         return _stop(v)
-    rng = np.random.default_rng()  # fresh seed and samples on every run
-    seed = int(rng.integers(1, 10**6))
+    ref = _reference(mg.float32)
     try:
-        params = init_fixed(seed)
+        result, outer, model = _run_counter(count, mg.float32)
     except Exception as err:  # the learner's code: report whatever it raised
-        v.require(False, _raised(err, f"init_params_fixed({seed})"))
-        return _stop(v)
-    if params is None:
         v.require(
             False,
-            say(
-                "init_params_fixed(seed) returned None: is its body still `...`? It should "
-                "return the parameter dict, like init_params.",
-                "init_params_fixed(seed) 返回了 None：函数体是不是还是 `...`？它应该像 "
-                "init_params 一样返回参数字典。",
+            _counter_error(
+                err, say("count_saved_bytes(model, x)", "调用 count_saved_bytes(model, x) 时")
             ),
         )
         return _stop(v)
-    if not isinstance(params, Mapping) or set(params) != set(PARAM_SHAPES):
-        got = sorted(params) if isinstance(params, Mapping) else type(params).__name__
+    if result is None:
         v.require(
             False,
             say(
-                f"init_params_fixed(seed) should return a dict with the keys 'W', 'b', 'v', 'c' "
-                f"like init_params, got {got}.",
-                f"init_params_fixed(seed) 应该像 init_params 一样返回键为 'W'、'b'、'v'、'c' "
-                f"的字典，实际得到的是 {got}。",
+                "count_saved_bytes returned None: is its body still `...`, or is the `return` "
+                "missing? It should return the pair (out, total).",
+                "count_saved_bytes 返回了 None：函数体是不是还是 `...`，或者漏了 `return`？"
+                "它应该返回 (out, total) 这一对值。",
             ),
         )
         return _stop(v)
-    for name in PARAM_SHAPES:
-        problem = _param_problem(name, params[name])
-        if problem:
-            v.require(False, problem)
-            return _stop(v)
-    reference = _reference_values(seed)
-    changed = [
-        name
-        for name, want in reference.items()
-        if (name != "b" and _shape(params[name]) != want.shape)
-        or not close(params[name].detach().numpy().reshape(-1), want.reshape(-1))
-    ]
-    if changed:
+    if not isinstance(result, tuple) or len(result) != 2:
+        only_out = isinstance(result, mg.Tensor)
+        what = "only the output" if only_out else f"{type(result).__name__}"
+        what_zh = "只返回了输出" if only_out else f"返回了 {type(result).__name__}"
         v.require(
             False,
             say(
-                f"init_params_fixed({seed}) changes more than b's shape: "
-                f"{', '.join(changed)} {'differs' if len(changed) == 1 else 'differ'} from "
-                f"init_params({seed})'s. Start with `mg.manual_seed(seed)` and keep the same draws "
-                "in the same order (W, b, v, then c = 0): only b's shape is the bug.",
-                f"init_params_fixed({seed}) 改动的不只是 b 的形状：{'、'.join(changed)} 与 "
-                f"init_params({seed}) 给出的不同。请以 `mg.manual_seed(seed)` 开头，按相同的顺序"
-                "做相同的随机抽取（W、b、v，然后 c = 0）：bug 只在 b 的形状上。",
+                f"count_saved_bytes returned {what}: return the pair `(out, total)`, the model's "
+                "output too, so that backward can run through your unpack hook.",
+                f"count_saved_bytes {what_zh}：请返回 `(out, total)` 这一对值，模型的输出也要"
+                "返回，这样反向传播才能经过你的 unpack 钩子。",
             ),
         )
         return _stop(v)
-    xs = rng.normal(size=(4, 2)).astype(np.float32)
-    ys = rng.normal(size=4).astype(np.float32)
-    want = _reference_grads(reference, xs, ys)
-    b_shape = _shape(params["b"])
-    if b_shape == (3, 1):
-        v.require(False, _column_bias(params, predict, xs, ys, want))
+    out, total = result
+    if isinstance(total, mg.Tensor) and isinstance(out, numbers.Real):
+        v.require(
+            False,
+            say(
+                "the pair is the wrong way round: return `(out, total)`, output first.",
+                "这对值的顺序反了：请返回 `(out, total)`，输出在前。",
+            ),
+        )
         return _stop(v)
     if not v.require(
-        b_shape == PARAM_SHAPES["b"],
+        isinstance(out, mg.Tensor),
         say(
-            f"b has shape {b_shape}; a bias for 3 hidden units has shape (3,), like "
-            "nn.Linear(2, 3).bias, so that `W @ x + b` keeps the shape (3,) of `W @ x`.",
-            f"b 的形状是 {b_shape}；3 个隐藏单元的偏置形状应为 (3,)，和 nn.Linear(2, 3).bias "
-            "一样，这样 `W @ x + b` 才能保持 `W @ x` 的形状 (3,)。",
+            f"out should be the model's output, got {type(out).__name__}.",
+            f"out 应该是模型的输出，实际得到的是 {type(out).__name__}。",
         ),
     ):
         return _stop(v)
-    problem = _run_model(params, predict, xs, ys)
+    if not v.require(
+        isinstance(total, numbers.Real) and not isinstance(total, bool),
+        say(
+            f"total should be a Python number of bytes, got {type(total).__name__}: `t.numel()` "
+            "and `t.dtype.itemsize` are ints already.",
+            f"total 应该是一个表示字节数的 Python 数，实际得到的是 {type(total).__name__}："
+            "`t.numel()` 和 `t.dtype.itemsize` 本身就是 int。",
+        ),
+    ):
+        return _stop(v)
+    if outer:
+        v.require(
+            False,
+            say(
+                f"the forward's saved tensors did not go through your hooks: a pack hook of the "
+                f"check's own, around your call, received {outer} of them. Run `model(x)` INSIDE "
+                "`with mg.autograd.graph.saved_tensors_hooks(pack, unpack):` (the innermost pair "
+                "gets every saved tensor), and count in `pack`.",
+                "前向传播保存的张量没有经过你的钩子：检查程序在你的调用外面套了一个自己的 pack "
+                f"钩子，它收到了其中 {outer} 个。请在 "
+                "`with mg.autograd.graph.saved_tensors_hooks(pack, unpack):` 块的**内部**运行 "
+                "`model(x)`（最内层的那对钩子会收到每一个保存的张量），并在 `pack` 里计数。",
+            ),
+        )
+        return _stop(v)
+    if not v.require(
+        out.requires_grad,
+        say(
+            "out does not require grad: the forward was not recorded (did it run under no_grad?), "
+            "so nothing was saved. Run it with grad mode on.",
+            "out 不需要梯度：前向传播没有被记录（它是不是在 no_grad 下运行的？），所以什么也"
+            "没有保存。请在梯度模式开启时运行它。",
+        ),
+    ):
+        return _stop(v)
+    problem = _wrong_total(total, ref)
     if problem:
         v.require(False, problem)
         return _stop(v)
-    wrong = _wrong_grads(params, want)
-    if wrong:
-        first = wrong[0]
-        which = (
-            say(f"the gradient of {first} differs", f"{first} 的梯度")
-            if len(wrong) == 1
-            else say(f"the gradients of {', '.join(wrong)} differ", f"{'、'.join(wrong)} 的梯度")
-        )
+    try:
+        out.pow(2).sum().backward()
+    except Exception as err:
+        v.require(False, _unpack_error(err))
+        return _stop(v)
+    got = [p.grad for p in model.parameters()]
+    if not v.require(
+        all(g is not None and bool(mg.allclose(g, r)) for g, r in zip(got, ref["grads"])),
+        say(
+            "the gradients through your hooks differ from the true ones: `unpack` must give back "
+            "the tensor `pack` received (`t.detach()` shares its memory), unchanged.",
+            "经过你的钩子算出的梯度与正确的梯度不同：`unpack` 必须原样交还 `pack` 收到的张量"
+            "（`t.detach()` 与它共享内存）。",
+        ),
+    ):
+        return _stop(v)
+    try:
+        keeps = _keeps_the_tensor(count)
+    except Exception as err:
+        v.require(False, _counter_error(err, AGAIN()))
+        return _stop(v)
+    if not v.require(
+        not keeps,
+        say(
+            "your pack keeps the tensor itself (or something that holds it). ReLU keeps its own "
+            "output, whose grad_fn is ReLU's node: the graph then holds a loop, node -> your "
+            "packed object -> tensor -> node. PyTorch never frees such a loop when the graph is "
+            "dropped without a backward pass. Return `t.detach()` from pack: the same memory, "
+            "without the link to the graph.",
+            "你的 pack 保存了张量本身（或某个持有它的对象）。ReLU 保存自己的输出，而这个输出的 "
+            "grad_fn 正是 ReLU 的节点：于是计算图里形成了一个环，节点 -> 你打包的对象 -> 张量 "
+            "-> 节点。如果计算图没有经过反向传播就被丢弃，PyTorch 永远不会释放这样的环。"
+            "请从 pack 返回 `t.detach()`：同一块内存，但不再连着计算图。",
+        ),
+    ):
+        return _stop(v)
+    ref64 = _reference(mg.float64)
+    try:
+        (_, again), _, _ = _run_counter(count, mg.float32)
+        (_, total64), _, _ = _run_counter(count, mg.float64)
+    except Exception as err:
+        v.require(False, _counter_error(err, AGAIN()))
+        return _stop(v)
+    if not v.require(
+        again == ref["bytes"],
+        say(
+            f"calling it again gave {again} instead of {ref['bytes']}: start the total at 0 "
+            "inside count_saved_bytes, so that each call counts only its own forward.",
+            f"再次调用得到的是 {again}，而不是 {ref['bytes']}：请在 count_saved_bytes 内部把"
+            "总数初始化为 0，这样每次调用只统计它自己那次前向传播。",
+        ),
+    ):
+        return _stop(v)
+    if total64 * 2 == ref64["bytes"]:
         v.require(
             False,
             say(
-                f"{which} from the correct model's (y = v·tanh(Wx + b) + c): {first}.grad is "
-                f"{_rounded(params[first].grad)}, "
-                f"expected {_rounded(want[first])}. Did predict change? Pass the lesson's predict.",
-                f"{which}与正确模型（y = v·tanh(Wx + b) + c）的不同："
-                f"{first}.grad 是 {_rounded(params[first].grad)}，"
-                f"应为 {_rounded(want[first])}。predict 被改过吗？请传入本课的 predict。",
+                f"on a float64 model your total is {total64}, half the {ref64['bytes']} bytes: "
+                "4 bytes per element is hard-coded. Use `t.dtype.itemsize` (8 for float64).",
+                f"在 float64 模型上你的 total 是 {total64}，只有实际 {ref64['bytes']} 字节的一半："
+                "每个元素 4 字节被写死了。请使用 `t.dtype.itemsize`（float64 为 8）。",
+            ),
+        )
+    else:
+        v.require(
+            total64 == ref64["bytes"],
+            say(
+                f"on a float64 model your total is {total64}; the forward saved "
+                f"{ref64['bytes']} bytes (t.numel() * t.dtype.itemsize per tensor).",
+                f"在 float64 模型上你的 total 是 {total64}；前向传播保存了 {ref64['bytes']} "
+                "字节（每个张量 t.numel() * t.dtype.itemsize）。",
             ),
         )
     v.done(
         say(
-            "b has shape (3,), predict returns one number per sample, and W, b, v, c get exactly "
-            "the gradients of y = v·tanh(Wx + b) + c on fresh samples.",
-            "b 的形状是 (3,)，predict 对每个样本返回一个数，并且在新样本上 W、b、v、c 得到的"
-            "梯度与 y = v·tanh(Wx + b) + c 的梯度完全一致。",
+            f"every saved tensor passed through your pack hook: {ref['count']} tensors, "
+            f"{ref['bytes']:,} bytes (float64: {ref64['bytes']:,}), and backward ran through "
+            "unpack.",
+            f"每个保存的张量都经过了你的 pack 钩子：{ref['count']} 个张量，{ref['bytes']:,} 字节"
+            f"（float64：{ref64['bytes']:,}），反向传播也经过了 unpack。",
+        )
+    )
+
+
+# --- exercise 2: freezing the first layer --------------------------------------------------------
+FROZEN = ("0.weight", "0.bias")
+
+
+def _freeze_model() -> mg.nn.Sequential:
+    mg.manual_seed(61)
+    return mg.nn.Sequential(
+        mg.nn.Linear(6, 16), mg.nn.ReLU(), mg.nn.Linear(16, 16), mg.nn.ReLU(), mg.nn.Linear(16, 3)
+    )
+
+
+def _fine_tune_step(model: mg.nn.Module) -> int:
+    """One step of fine-tuning: forward (counting saved tensors), backward, SGD with momentum
+    and weight decay over ALL parameters. Returns how many tensors the forward saved."""
+    mg.manual_seed(7)
+    x = mg.randn(10, 6)
+    saved = [0]
+
+    def pack(t: mg.Tensor) -> mg.Tensor:
+        saved[0] += 1
+        return t
+
+    with mg.autograd.graph.saved_tensors_hooks(pack, _identity):
+        loss = model(x).pow(2).mean()
+    loss.backward()
+    mg.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01).step()
+    return saved[0]
+
+
+def _freeze_error(err: Exception) -> str:
+    text = str(err)
+    if isinstance(err, TypeError) and "cannot assign" in text:
+        return say(
+            f"freeze_first_layer raised TypeError ({text}): a module takes only an "
+            "nn.Parameter in a parameter's place. Don't replace the parameters; switch the "
+            "flag on the ones there are: requires_grad_(False).",
+            f"freeze_first_layer 抛出了 TypeError（{text}）：模块里参数的位置只接受 "
+            "nn.Parameter。不要替换参数，而是切换现有参数的标志：requires_grad_(False)。",
+        )
+    if "leaf variables" in text:
+        return say(
+            "freeze_first_layer raised RuntimeError: requires_grad_ was called on a computed "
+            "tensor (such as `weight.t()` or a layer's output). Call it on the parameters "
+            "themselves, or on the module model[0].",
+            "freeze_first_layer 抛出了 RuntimeError：requires_grad_ 被用在了一个计算出来的张量上"
+            "（比如 `weight.t()` 或某一层的输出）。请对参数本身调用它，或者对模块 model[0] "
+            "调用。",
+        )
+    return say(
+        f"freeze_first_layer raised {type(err).__name__}: {text}",
+        f"freeze_first_layer 抛出了 {type(err).__name__}：{text}",
+    )
+
+
+def _in_eval(model: mg.nn.Module) -> str:
+    """Which modules are in eval mode, in words ("" when none is)."""
+    names = [name for name, m in model.named_modules() if not m.training]
+    if "" in names:
+        return say("the whole model", "整个模型")
+    return _listing([f"model[{n}]" if n.isdigit() else n for n in names])[0]
+
+
+def _listing(names: list[str]) -> tuple[str, bool]:
+    """("a, b and c", plural?) for a sentence about `names` (「a、b 和 c」 in Chinese)."""
+    if len(names) < 2:
+        return "".join(names), False
+    return say(", ", "、").join(names[:-1]) + say(" and ", " 和 ") + names[-1], True
+
+
+def _still_trainable(model: mg.nn.Module, missing: list[str], partly: bool) -> str:
+    """Why the first layer still trains, judged by the .grad it got."""
+    grads = [dict(model.named_parameters())[n].grad for n in missing]
+    names = _listing(missing)[0]
+    if partly:
+        return say(
+            f"{names} still requires grad: freeze every parameter of the first layer, weight "
+            "and bias. `model[0].requires_grad_(False)` switches both.",
+            f"{names} 仍然需要梯度：第一层的每个参数（weight 和 bias）都要冻结。"
+            "`model[0].requires_grad_(False)` 会同时切换这两个。",
+        )
+    if all(g is None for g in grads):
+        return say(
+            f"{names} still have requires_grad=True, although no gradient reached them: the "
+            "gradient was stopped on the way (`no_grad()`, `.data` or `detach()`). Freezing is "
+            "the flag itself: with it True, the parameters still look trainable to everyone "
+            "(optimizers, `requires_grad` filters, a forward without your trick). Switch it "
+            "off: requires_grad_(False).",
+            f"{names} 的 requires_grad 仍为 True，尽管没有梯度到达它们：梯度是在半路上被拦住的"
+            "（`no_grad()`、`.data` 或 `detach()`）。冻结指的就是这个标志本身：只要它还是 "
+            "True，这些参数在其他代码看来都仍然可以训练（优化器、按 `requires_grad` 的筛选、"
+            "不带你这个技巧的前向传播）。请把它关掉：requires_grad_(False)。",
+        )
+    if all(g is not None and not bool(g.abs().sum()) for g in grads):
+        return say(
+            f"{names} still require grad and got a .grad of zeros: a zero gradient is still a "
+            "gradient. The optimizer updates every parameter that has one (weight decay moves "
+            "it even when the gradient is zero), and backward still computes it. Switch the "
+            "flag off instead: requires_grad_(False).",
+            f"{names} 仍然需要梯度，并得到了全零的 .grad：零梯度也是梯度。优化器会更新每个"
+            "有梯度的参数（即使梯度为零，权重衰减也会让它变化），反向传播也照样要计算它。"
+            "请改为关掉这个标志：requires_grad_(False)。",
+        )
+    if _in_eval(model):
+        return say(
+            f"eval() freezes nothing: it changes how dropout and batch norm behave, and "
+            f"{names} still require grad and got gradients. Use requires_grad_(False) on "
+            "model[0].",
+            f"eval() 什么也冻结不了：它改变的是 dropout 和 batch norm 的行为，{names} "
+            "仍然需要梯度，也得到了梯度。请对 model[0] 使用 requires_grad_(False)。",
+        )
+    return say(
+        f"nothing is frozen yet: {names} still require grad and got gradients (is the body "
+        "still `...`?). Switch the first layer's flag: requires_grad_(False).",
+        f"还什么都没有冻结：{names} 仍然需要梯度，也得到了梯度（函数体是不是还是 `...`？）。"
+        "请切换第一层的标志：requires_grad_(False)。",
+    )
+
+
+def check_freeze_first_layer(freeze: Any) -> None:
+    """`freeze(model)` freezes model[0] in place with requires_grad_(False)."""
+    v = verdict("Freeze the first layer")
+    if not v.answered(freeze, "freeze_first_layer"):
+        return _stop(v)
+    if not v.require(
+        callable(freeze),
+        say(
+            "freeze_first_layer should be a function freeze_first_layer(model).",
+            "freeze_first_layer 应该是一个函数 freeze_first_layer(model)。",
+        ),
+    ):
+        return _stop(v)
+    unfrozen_saved = _fine_tune_step(_freeze_model())
+    model = _freeze_model()
+    before = dict(model.named_parameters())
+    values = {n: p.detach().clone() for n, p in before.items()}
+    try:
+        returned = freeze(model)
+    except Exception as err:  # the learner's code: report whatever it raised
+        v.require(False, _freeze_error(err))
+        return _stop(v)
+    after = dict(model.named_parameters())
+    if isinstance(returned, mg.nn.Module) and all(returned is not m for m in model.modules()):
+        v.require(
+            False,
+            say(
+                "freeze_first_layer returned another model: freeze the one it is given, in place "
+                "(the caller keeps using that one, and its optimizer holds its parameters).",
+                "freeze_first_layer 返回了另一个模型：请原地冻结传进来的那个模型（调用者还会"
+                "继续使用它，它的优化器也持有它的参数）。",
+            ),
+        )
+        return _stop(v)
+    if not v.require(
+        list(after) == list(before),
+        say(
+            f"the model's parameters are now {', '.join(after) or 'none'} (they were "
+            f"{', '.join(before)}): keep the layers and their parameters, and switch flags only.",
+            f"模型的参数现在是 {', '.join(after) or '（无）'}（原来是 {', '.join(before)}）："
+            "请保留各层和它们的参数，只切换标志。",
+        ),
+    ):
+        return _stop(v)
+    replaced, plural = _listing([n for n in after if after[n] is not before[n]])
+    if not v.require(
+        not replaced,
+        say(
+            f"{replaced} {'are new tensors' if plural else 'is a new tensor'} now: freeze the "
+            "parameters that are there, in place, with requires_grad_(False). Anything that held "
+            "the old ones (an optimizer made earlier, say) would not see the change.",
+            f"{replaced} 现在是新的张量了：请用 requires_grad_(False) 原地冻结现有的参数。"
+            "任何持有旧参数的东西（比如之前创建的优化器）都看不到这个变化。",
+        ),
+    ):
+        return _stop(v)
+    if not v.require(
+        all(bool(mg.equal(after[n].detach(), values[n])) for n in after),
+        say(
+            "freeze_first_layer changed parameter values: freezing keeps the weights as they are.",
+            "freeze_first_layer 改变了参数的值：冻结应当让权重保持原样。",
+        ),
+    ):
+        return _stop(v)
+    frozen = [n for n, p in after.items() if not p.requires_grad]
+    if not v.require(
+        len(frozen) < len(after),
+        say(
+            "every parameter is frozen now, so fine-tuning would train nothing (and backward "
+            "would fail). Freeze the first layer only: model[0].",
+            "现在所有参数都被冻结了，微调将什么也训练不了（反向传播也会失败）。只冻结第一层："
+            "model[0]。",
+        ),
+    ):
+        return _stop(v)
+    try:
+        saved = _fine_tune_step(model)
+    except Exception as err:
+        v.require(
+            False,
+            say(
+                f"a fine-tuning step after your freeze raised {type(err).__name__}: {err}",
+                f"冻结之后的一步微调抛出了 {type(err).__name__}：{err}",
+            ),
+        )
+        return _stop(v)
+    missing = [n for n in FROZEN if n not in frozen]
+    extra = [n for n in frozen if n not in FROZEN]
+    if len(missing) == len(FROZEN) and extra:
+        v.require(
+            False,
+            say(
+                f"you froze {_listing(extra)[0]}, but the first layer is model[0] (its "
+                "parameters are 0.weight and 0.bias), and it still trains.",
+                f"你冻结的是 {_listing(extra)[0]}，但第一层是 model[0]（它的参数是 0.weight 和 "
+                "0.bias），它仍然在训练。",
+            ),
+        )
+        return _stop(v)
+    if missing:
+        v.require(False, _still_trainable(model, missing, partly=len(missing) < len(FROZEN)))
+        return _stop(v)
+    extra_names, plural = _listing(extra)
+    v.require(
+        not extra,
+        say(
+            f"{extra_names} {'are' if plural else 'is'} frozen too: only the first layer "
+            "(model[0]) should stop training; the rest is what fine-tuning trains.",
+            f"{extra_names} 也被冻结了：只有第一层（model[0]）应当停止训练，其余部分正是微调"
+            "要训练的。",
+        ),
+    )
+    v.require(
+        not _in_eval(model),
+        say(
+            f"freeze_first_layer also switched {_in_eval(model)} to eval mode. Freezing and "
+            "eval() are different switches (section 6): fine-tuning still trains, so leave the "
+            "layers in training mode.",
+            f"freeze_first_layer 还把评估模式打开了（{_in_eval(model)}）。冻结和 eval() 是两个"
+            "不同的开关（第 6 节）：微调仍然在训练，所以请让各层保持训练模式。",
+        ),
+    )
+    stale, plural = _listing([n for n in FROZEN if after[n].grad is not None])
+    v.require(
+        not stale,
+        say(
+            f"{stale} {'have' if plural else 'has'} a .grad after backward: the optimizer updates "
+            "every parameter whose .grad is not None. Leave the frozen parameters' .grad as None.",
+            f"反向传播之后 {stale} 有 .grad：优化器会更新每个 .grad 不为 None 的参数。"
+            "请让被冻结参数的 .grad 保持为 None。",
+        ),
+    )
+    v.require(
+        saved < unfrozen_saved,
+        say(
+            f"the forward still saved {saved} tensors, as many as without freezing: autograd "
+            "still records the first layer.",
+            f"前向传播仍然保存了 {saved} 个张量，和不冻结时一样多：autograd 仍在记录第一层。",
+        ),
+    )
+    moved = _listing([n for n in FROZEN if not bool(mg.equal(after[n].detach(), values[n]))])[0]
+    v.require(
+        not moved,
+        say(
+            f"the optimizer step changed the frozen {moved}.",
+            f"优化器的这一步改变了被冻结的 {moved}。",
+        ),
+    )
+    still = [n for n in after if n not in frozen and bool(mg.equal(after[n].detach(), values[n]))]
+    v.require(
+        not still,
+        say(
+            f"the optimizer step left {_listing(still)[0]} unchanged: they should train.",
+            f"优化器的这一步没有改变 {_listing(still)[0]}：它们应当参与训练。",
+        ),
+    )
+    v.done(
+        say(
+            "model[0] is frozen: requires_grad=False, no .grad after backward, saved tensors "
+            f"{unfrozen_saved} -> {saved}, and the optimizer step left it unchanged while the "
+            "rest trained.",
+            f"model[0] 已冻结：requires_grad=False，反向传播后没有 .grad，保存的张量从 "
+            f"{unfrozen_saved} 个减少到 {saved} 个，优化器的这一步没有改变它，其余部分则得到了"
+            "训练。",
         )
     )

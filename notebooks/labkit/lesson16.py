@@ -1,750 +1,812 @@
-"""Checks for lesson 16 (memory): a saved-bytes counter and freezing a layer for fine-tuning.
+"""Lesson 16 (forward mode and the functional API): counting passes, and checking three methods.
 
-Both checks build fresh models of their own, so nothing copied from an earlier cell can pass, and
-both look at the method. The counter must be a pack/unpack pair that the forward really goes
-through: the check wraps the call in an outer pair of its own, which sees nothing when the
-learner's pair is the innermost one, and then backpropagates through the learner's unpack hook.
-Freezing must switch `requires_grad` itself: a gradient stopped by `no_grad()`, `.data` or
-`detach()` leaves the flag True, and the check names that trick.
+`backward_passes(lib, run)` counts the backward passes a piece of code starts, in minigrad (its
+engine reports each one) and in PyTorch (every pass of its functional API goes through
+`torch.autograd.grad`); `forward_passes(run)` counts minigrad's forward-mode (dual) passes. The
+checks call the learner's functions on functions and points of their own, count the passes
+minigrad ran, and compare with the library's answer on fresh inputs: a matrix copied from the
+notebook, a formula, finite differences, the library doing the work, the other mode, or the
+costlier direction cannot pass.
 """
 
 from __future__ import annotations
 
-import gc
-import numbers
-import weakref
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+
 import minigrad as mg
+from minigrad.autograd import functional as mg_functional
+from minigrad.autograd import record_steps
+from minigrad.core import forward_grad
 
 from .feedback import Verdict, verdict
 from .hints import register
+from .jacobians import same as _same
+from .jacobians import slip
 from .language import say
 
+# Each exercise's key (its English title, as in progress.json) is named where it is registered.
 register(
     "16",
-    "Saved-bytes counter",
-    "Open a `with mg.autograd.graph.saved_tensors_hooks(pack, unpack):` block and run "
-    "`model(x)` inside it: every tensor the forward saves is handed to `pack`.",
-    "`pack(t)` adds `t.numel() * t.dtype.itemsize` to a running total and returns "
-    "`t.detach()`; `unpack` gives back what `pack` returned. A bare `total += ...` inside "
-    "`pack` needs `nonlocal total` (or keep the total in a one-element list).",
-    "Start the total at 0 inside `count_saved_bytes`, so that each call counts only its own "
-    "forward, and return the pair `(out, total)` after the `with` block.",
-    zh_title="统计保存的字节数",
+    JVP := "Jv by forward mode",
+    "One dual pass: inside a forward_ad.dual_level(), give x the tangent v with make_dual, run "
+    "f once on that dual tensor, and read the output's tangent back.",
+    "fw = mg.autograd.forward_ad; with fw.dual_level(): y = f(fw.make_dual(x, v)). The tangent "
+    "exists only while the level is open: unpack it inside the block.",
+    "primal, tangent = fw.unpack_dual(y) gives f(x) and Jv. Return (primal, tangent): no "
+    "backward pass, and f runs once.",
+    zh_title="用前向模式求 Jv",
     zh=(
-        "打开一个 `with mg.autograd.graph.saved_tensors_hooks(pack, unpack):` 块，在块内运行 "
-        "`model(x)`：前向传播保存的每个张量都会交给 `pack`。",
-        "`pack(t)` 把 `t.numel() * t.dtype.itemsize` 累加到一个总数上，并返回 `t.detach()`；"
-        "`unpack` 原样交还 `pack` 返回的东西。在 `pack` 里直接写 `total += ...` 需要先声明 "
-        "`nonlocal total`（或者把总数放进只有一个元素的列表里）。",
-        "在 `count_saved_bytes` 内部把总数初始化为 0，这样每次调用只统计它自己那次前向传播；"
-        "在 `with` 块之后返回 `(out, total)` 这一对值。",
+        "一遍对偶计算：在 forward_ad.dual_level() 里用 make_dual 给 x 配上切向量 v，在这个对偶"
+        "张量上只运行一次 f，再把输出的切向量读出来。",
+        "fw = mg.autograd.forward_ad；with fw.dual_level(): y = f(fw.make_dual(x, v))。切向量只"
+        "在这一层打开时存在：要在 with 块里面把它取出来。",
+        "primal, tangent = fw.unpack_dual(y) 给出 f(x) 和 Jv。返回 (primal, tangent)：不做反向"
+        "传播，f 只运行一次。",
     ),
 )
 register(
     "16",
-    "Freeze the first layer",
-    "Freezing is a flag on each parameter: a parameter with requires_grad=False is a constant "
-    "to autograd, so nothing is recorded for it and it never gets a .grad.",
-    "`model[0]` is the first layer, and a module's `requires_grad_(False)` switches the flag of "
-    "all its parameters (weight and bias) at once. Leave the other layers as they are.",
-    "One call does it: requires_grad_(False) on model[0]. Not `no_grad()`, `.data`, "
-    "`detach()` or `eval()`: those leave requires_grad=True on the parameters.",
-    zh_title="冻结第一层",
+    JACOBIAN := "Jacobian, the cheaper way",
+    "First run f(x) once to learn the shape: m = y.numel() outputs, n = x.numel() inputs. Rows "
+    "cost one backward pass per output (m), columns by the double-backward trick one pass for "
+    "g = Jᵀu plus one per input (n + 1). Pick the smaller.",
+    "Rows: jacobian_by_rows(f, x) from section 4. Columns: u = mg.zeros_like(y, "
+    "requires_grad=True), then g = Jᵀu from ONE mg.autograd.grad(y, x, grad_outputs=u, "
+    "create_graph=True); it does not depend on which column you want, so reuse it.",
+    "For each input j: column j is mg.autograd.grad(g, u, grad_outputs=mg.eye(n)[j], "
+    "retain_graph=True)[0] (retain_graph: g's graph serves every column). mg.stack(columns, "
+    "dim=1) puts them side by side: shape (m, n).",
+    zh_title="雅可比矩阵，走更省的方向",
     zh=(
-        "冻结是每个参数上的一个标志：requires_grad=False 的参数对 autograd 来说就是常量，"
-        "不会为它记录任何东西，它也永远不会得到 .grad。",
-        "`model[0]` 就是第一层；模块的 `requires_grad_(False)` 会一次性切换它所有参数"
-        "（weight 和 bias）的标志。其余各层保持原样。",
-        "一次调用就够了：对 model[0] 调用 requires_grad_(False)。不要用 `no_grad()`、`.data`、"
-        "`detach()` 或 `eval()`：它们都会让参数的 requires_grad 仍为 True。",
+        "先运行一次 f(x)，弄清形状：m = y.numel() 个输出，n = x.numel() 个输入。按行算，"
+        "每个输出一次反向传播（共 m 次）；按列用双重反向技巧，g = Jᵀu 一次，再每个输入一次"
+        "（共 n + 1 次）。选次数少的那个方向。",
+        "按行：用第 4 节的 jacobian_by_rows(f, x)。按列：u = mg.zeros_like(y, "
+        "requires_grad=True)，然后只调用一次 mg.autograd.grad(y, x, grad_outputs=u, "
+        "create_graph=True) 得到 g = Jᵀu；它和你要算哪一列无关，所以每一列都复用它。",
+        "对每个输入 j：第 j 列是 mg.autograd.grad(g, u, grad_outputs=mg.eye(n)[j], "
+        "retain_graph=True)[0]（retain_graph：g 的计算图要为每一列服务）。mg.stack(columns, "
+        "dim=1) 把各列并排放好，形状为 (m, n)。",
+    ),
+)
+register(
+    "16",
+    HVP := "Hessian-vector product",
+    "Two backward passes, whatever the size of x: the first gives the gradient g as a tensor "
+    "with a graph of its own, the second differentiates g in the direction v.",
+    "g = mg.autograd.grad(f(x), x, create_graph=True)[0]. Without create_graph, g is plain "
+    "numbers and cannot be differentiated.",
+    "Differentiate g weighted by v: mg.autograd.grad(g, x, grad_outputs=v)[0] (the same as "
+    "the gradient of (g * v).sum()). That is vᵀH, and vᵀH = Hv because H is symmetric.",
+    zh_title="黑塞-向量积",
+    zh=(
+        "不管 x 有多大，都只要两次反向传播：第一次得到梯度 g，它是一个自带计算图的张量；"
+        "第二次沿方向 v 对 g 求导。",
+        "g = mg.autograd.grad(f(x), x, create_graph=True)[0]。不加 create_graph，g 就只是"
+        "一串数字，无法再求导。",
+        "以 v 为权重对 g 求导：mg.autograd.grad(g, x, grad_outputs=v)[0]（等同于对 "
+        "(g * v).sum() 求梯度）。这就是 vᵀH，而 H 对称，所以 vᵀH = Hv。",
     ),
 )
 
 
-def _stop(v: Verdict) -> None:
-    """Print what is wrong so far and end the check (later steps depend on this one)."""
-    v.done("")
+# --- counting passes, in both libraries ---------------------------------------------------------
 
 
-def _nbytes(t: Any) -> int:
-    return t.numel() * t.dtype.itemsize
+@contextmanager
+def _counting_torch_passes() -> Iterator[list[str]]:
+    """Count calls of torch.autograd.grad and torch.autograd.backward (Tensor.backward calls the
+    latter) while the block runs; each call is one backward pass of PyTorch's engine."""
+    import torch  # here, not at the top: labkit.progress() imports every lesson module
 
+    calls: list[str] = []
+    real = {name: getattr(torch.autograd, name) for name in ("grad", "backward")}
 
-def _identity(t: Any) -> Any:
-    return t
+    def counted(name: str) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            return real[name](*args, **kwargs)
 
+        return call
 
-# --- exercise 1: a pack/unpack pair that counts bytes --------------------------------------------
-def _counter_model(dtype: Any) -> tuple[mg.nn.Module, mg.Tensor]:
-    """A model the learner has not seen: ReLU's and Tanh's outputs are each saved twice."""
-    mg.manual_seed(16)
-    model = mg.nn.Sequential(
-        mg.nn.Linear(5, 12), mg.nn.ReLU(), mg.nn.Linear(12, 12), mg.nn.Tanh(), mg.nn.Linear(12, 2)
-    ).to(dtype)
-    return model, mg.randn(9, 5, dtype=dtype)
-
-
-def _reference(dtype: Any) -> dict[str, Any]:
-    """What the check's own pack sees for its model, and the sums a wrong count may have made."""
-    model, x = _counter_model(dtype)
-    kept: list[mg.Tensor] = []
-
-    def pack(t: mg.Tensor) -> mg.Tensor:
-        kept.append(t)
-        return t
-
-    with mg.autograd.graph.saved_tensors_hooks(pack, _identity):
-        out = model(x)
-    out.pow(2).sum().backward()
-    unique = {id(t): t for t in kept}  # all alive (kept), so their ids are distinct
-    return {
-        "bytes": sum(_nbytes(t) for t in kept),
-        "elements": sum(t.numel() for t in kept),
-        "count": len(kept),
-        "unique": sum(_nbytes(t) for t in unique.values()),
-        "needing_grad": sum(_nbytes(t) for t in kept if t.requires_grad),
-        "params": sum(_nbytes(p) for p in model.parameters()),
-        "grads": [p.grad for p in model.parameters()],
-    }
-
-
-def _run_counter(count: Callable, dtype: Any) -> tuple[Any, int, mg.nn.Module]:
-    """The learner's result, and how many saved tensors the check's OUTER pair saw."""
-    model, x = _counter_model(dtype)
-    outer: list[mg.Tensor] = []
-
-    def outer_pack(t: mg.Tensor) -> mg.Tensor:
-        outer.append(t)
-        return t
-
-    with mg.autograd.graph.saved_tensors_hooks(outer_pack, _identity):
-        result = count(model, x)
-    return result, len(outer), model
-
-
-def _keeps_the_tensor(count: Callable) -> bool:
-    """Does the learner's pack keep the tensor itself? ReLU's and Tanh's outputs are saved by
-    their own nodes: holding one closes a loop (tensor -> grad_fn -> saved -> tensor), so the
-    output outlives the dropped graph until the cycle collector runs (in PyTorch: for good)."""
-    model, x = _counter_model(mg.float32)
-    outputs: list[weakref.ref] = []
-    for layer in model:
-        if isinstance(layer, (mg.nn.ReLU, mg.nn.Tanh)):
-            layer.register_forward_hook(lambda m, i, out: outputs.append(weakref.ref(out)))
-    collecting = gc.isenabled()
-    gc.disable()  # only reference counting frees the graph from here on
+    for name in real:
+        setattr(torch.autograd, name, counted(name))
     try:
-        count(model, x)  # the result is dropped at once: the graph should go with it
-        return any(ref() is not None for ref in outputs)
+        yield calls
     finally:
-        if collecting:
-            gc.enable()
+        for name, fn in real.items():
+            setattr(torch.autograd, name, fn)
 
 
-def _counter_error(err: Exception, doing: str) -> str:
-    """The usual reasons a counter raises, in words."""
-    text = str(err)
-    if isinstance(err, UnboundLocalError) or "referenced before assignment" in text:
-        return say(
-            f"{doing} raised {type(err).__name__} ({text}): `total += ...` inside `pack` makes "
-            "`total` a new local name of `pack`. Declare `nonlocal total` at the top of `pack` "
-            "(or keep the total in a one-element list and add to `total[0]`).",
-            f"{doing}抛出了 {type(err).__name__}（{text}）：在 `pack` 里写 `total += ...` 会让 "
-            "`total` 成为 `pack` 自己的一个新局部变量。请在 `pack` 开头声明 `nonlocal total`"
-            "（或者把总数放进只有一个元素的列表里，累加到 `total[0]` 上）。",
-        )
-    if isinstance(err, AttributeError) and "has no attribute" in text:
-        name = (
-            text.rsplit("'", 2)[-2] if text.count("'") >= 2 else say("that attribute", "这个属性")
-        )
-        return say(
-            f"{doing} raised AttributeError: minigrad tensors have no `{name}`. Use "
-            "`t.numel() * t.dtype.itemsize`, which works in minigrad and in PyTorch.",
-            f"{doing}抛出了 AttributeError：minigrad 的张量没有 `{name}`。请使用 "
-            "`t.numel() * t.dtype.itemsize`，它在 minigrad 和 PyTorch 中都能用。",
-        )
-    if "pack hook is modifying its input in place" in text:
-        return say(
-            f"{doing} raised: your pack hook changed the tensor in place. A pack hook only looks "
-            "(and returns something to keep); it must leave its input alone.",
-            f"{doing}抛出了错误：你的 pack 钩子原地修改了张量。pack 钩子只负责查看"
-            "（并返回要保存的东西），不能改动它的输入。",
-        )
-    return say(
-        f"{doing} raised {type(err).__name__}: {text}",
-        f"{doing}抛出了 {type(err).__name__}：{text}",
-    )
+def backward_passes(lib: Any, run: Callable[[], Any]) -> int:
+    """How many backward passes `run()` starts, with `lib` minigrad or torch."""
+    if lib is mg:
+        with record_steps() as steps:
+            run()
+        return steps.kinds().count("backward_start")
+    with _counting_torch_passes() as calls:
+        run()
+    return len(calls)
 
 
-def _wrong_total(total: Any, ref: dict[str, Any]) -> str | None:
-    """None when `total` is the byte count of every pack call; else what it looks like."""
-    want = ref["bytes"]
-    if total == want:
+def forward_passes(run: Callable[[], Any]) -> int:
+    """How many forward-mode passes `run()` makes in minigrad: the dual levels it enters (each
+    of func.jvp's and jacfwd's passes opens its own)."""
+    before = forward_grad.Levels.generation
+    run()
+    return forward_grad.Levels.generation - before
+
+
+# --- what the learner's function did -----------------------------------------------------------
+
+
+@contextmanager
+def _watching() -> Iterator[set[str]]:
+    """Which functions of mg.autograd.functional run while the block runs, however the learner
+    reached them (even bound to a name before the check): each of them differentiates through
+    the module's `_grad`, and the spy notes who called it ("jacobian", which `hessian` uses too,
+    "vjp", "jvp", or "hvp"/"vhp")."""
+    used: set[str] = set()
+    real = mg_functional._grad
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        caller = sys._getframe(1)
+        name = caller.f_code.co_name
+        used.add(caller.f_locals.get("name", name) if name == "_hessian_product" else name)
+        return real(*args, **kwargs)
+
+    mg_functional._grad = spy
+    try:
+        yield used
+    finally:
+        mg_functional._grad = real
+
+
+def _run(fn: Callable[..., Any], args: tuple) -> tuple:
+    """(result, error, backward passes, their create_graph flags, library functions used); a
+    forward-mode pass (a dual level entered: forward_ad, mg.func.jvp, functional.jvp) is noted
+    in `used` as "forward mode"."""
+    result, error = None, None
+    levels = forward_grad.Levels.generation
+    with _watching() as used, record_steps() as steps:
+        try:
+            result = fn(*args)
+        except Exception as err:  # the learner's error is feedback, not a crash of the check
+            error = err
+    if forward_grad.Levels.generation != levels:
+        used.add("forward mode")
+    starts = [r for r in steps if r["kind"] == "backward_start"]
+    return result, error, len(starts), [bool(r["create_graph"]) for r in starts], used
+
+
+def _as_array(value: Any) -> np.ndarray | None:
+    if isinstance(value, list | tuple) and value and all(hasattr(v, "detach") for v in value):
+        value = [v.detach().tolist() for v in value]  # a list of row (or column) tensors
+    if hasattr(value, "detach"):
+        value = value.detach()
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
         return None
-    if total == 0:
-        return say(
-            f"total is 0, although the forward saved {ref['count']} tensors: did `pack` add to "
-            "the `total` of count_saved_bytes (`nonlocal total`), and did `model(x)` run inside "
-            "the `with` block?",
-            f"total 为 0，但前向传播保存了 {ref['count']} 个张量：`pack` 有没有累加到 "
-            "count_saved_bytes 的 `total` 上（`nonlocal total`）？`model(x)` 是否在 `with` "
-            "块内运行？",
-        )
-    if total == ref["elements"]:
-        return say(
-            f"total is {total}: that counts elements, not bytes. Multiply each `t.numel()` by "
-            "`t.dtype.itemsize` (4 bytes for float32).",
-            f"total 为 {total}：这统计的是元素个数，不是字节数。请把每个 `t.numel()` 乘以 "
-            "`t.dtype.itemsize`（float32 为 4 字节）。",
-        )
-    if total == ref["count"]:
-        return say(
-            f"total is {total}: that is the number of saved tensors. Count their bytes: "
-            "`t.numel() * t.dtype.itemsize` for each.",
-            f"total 为 {total}：这是保存的张量的个数。要统计的是它们的字节数：对每个张量计算 "
-            "`t.numel() * t.dtype.itemsize`。",
-        )
-    if total == ref["unique"]:
-        return say(
-            f"total is {total}: you counted each tensor once, but two nodes may save the same "
-            "tensor (ReLU keeps its output, and the next Linear keeps it as its input): count "
-            f"every call to pack ({want} bytes).",
-            f"total 为 {total}：你把每个张量只算了一次，但两个节点可能保存同一个张量（ReLU "
-            "保存自己的输出，下一个 Linear 又把它当作输入保存）：pack 的每一次调用都要算上"
-            f"（共 {want} 字节）。",
-        )
-    if total == ref["params"]:
-        return say(
-            f"total is {total}: that is the size of the model's parameters, not what the forward "
-            "saved. Count what `pack` receives.",
-            f"total 为 {total}：这是模型参数的大小，不是前向传播保存的东西。请统计 `pack` "
-            "收到的张量。",
-        )
-    if total == ref["needing_grad"]:
-        return say(
-            f"total is {total}: you left out saved tensors that do not require grad (the input "
-            f"x). Every tensor handed to pack counts ({want} bytes).",
-            f"total 为 {total}：你漏掉了不需要梯度的保存张量（输入 x）。交给 pack 的每个张量"
-            f"都要算（共 {want} 字节）。",
-        )
-    if total == 2 * want:
-        return say(
-            f"total is {total}, twice the right count: did the forward run twice, or did pack "
-            "add each size twice?",
-            f"total 为 {total}，是正确值的两倍：是前向传播运行了两次，还是 pack 把每个大小"
-            "加了两次？",
-        )
-    return say(
-        f"total is {total}, but the forward saved {ref['count']} tensors of {want} bytes in all "
-        "(t.numel() * t.dtype.itemsize for each tensor pack receives).",
-        f"total 为 {total}，但前向传播保存了 {ref['count']} 个张量，共 {want} 字节（对 pack "
-        "收到的每个张量计算 t.numel() * t.dtype.itemsize）。",
-    )
 
 
-def _unpack_error(err: Exception) -> str:
+def _first_sentence(err: Exception) -> str:
+    return str(err).split(". ")[0].split("\n")[0].rstrip(".")
+
+
+def _explain(err: Exception) -> str:
+    """What a typical error inside the learner's function means, in the lesson's words."""
     text = str(err)
-    if "unpack" in text.lower():
+    if "One of the differentiated Tensors does not require grad" in text:
         return say(
-            f"backpropagating through your model's output failed ({type(err).__name__}: {text}). "
-            "`unpack` must give back the tensor `pack` received: keep `t.detach()` in what pack "
-            "returns (not only its size), and return that tensor from unpack.",
-            f"从模型的输出做反向传播失败了（{type(err).__name__}：{text}）。`unpack` 必须交还 "
-            "`pack` 收到的张量：pack 返回的东西里要留着 `t.detach()`（而不只是它的大小），"
-            "再由 unpack 返回这个张量。",
+            " The dummy u must require grad, since the column passes differentiate with respect "
+            "to it: mg.zeros_like(y, requires_grad=True).",
+            "哑变量 u 必须 requires_grad，因为求各列的那几次反向传播要对它求导："
+            "mg.zeros_like(y, requires_grad=True)。",
+        )
+    if "does not require grad and does not have a grad_fn" in text:
+        return say(
+            " The first pass has to build a graph of its own: pass create_graph=True to it, or "
+            "its result is plain numbers that cannot be differentiated again.",
+            "第一次反向传播必须自己建出计算图：给它传 create_graph=True，否则它的结果只是"
+            "一串数字，无法再求导。",
         )
     if "backward through the graph a second time" in text:
         return say(
-            "backpropagating through your output failed: the graph was already freed. "
-            "count_saved_bytes should only run the forward pass; leave backward to the caller.",
-            "从你的输出做反向传播失败了：计算图已经被释放。count_saved_bytes 只应运行前向传播，"
-            "反向传播留给调用者。",
+            " A pass freed a graph that a later pass needs: retain_graph=True on every pass "
+            "that reuses a graph (create_graph=True already keeps the first one).",
+            "某次反向传播释放了后面还要用的计算图：凡是复用同一张图的反向传播都要加 "
+            "retain_graph=True（create_graph=True 已经会保留第一次的图）。",
         )
-    return say(
-        f"backpropagating through your output raised {type(err).__name__}: {text}",
-        f"从你的输出做反向传播时抛出了 {type(err).__name__}：{text}",
+    if "implicitly created only for scalar outputs" in text:
+        return say(
+            " That output has several entries, so its pass needs a vector: grad_outputs= a "
+            "tensor shaped like it (a one-hot vector, u, or v).",
+            "这个输出有多个元素，所以它的反向传播需要一个向量：grad_outputs= 一个与它形状"
+            "相同的张量（one-hot 向量、u 或 v）。",
+        )
+    if "Mismatch in shape" in text:
+        return say(
+            " grad_outputs must have the shape of what you differentiate: read the sizes from "
+            "y and x instead of fixing them.",
+            "grad_outputs 的形状必须与被求导的张量相同：尺寸要从 y 和 x 读出来，不要写死。",
+        )
+    if "appears to not have been used in the graph" in text:
+        return say(
+            " Differentiate with respect to the x your function was given (the one f used), "
+            "or, for a column, with respect to u.",
+            "要对传给你函数的那个 x（也就是 f 用到的那个）求导；求某一列时，则对 u 求导。",
+        )
+    if "Can't call numpy()" in text:
+        return say(
+            " Stay with tensors and autograd: numpy cannot differentiate.",
+            "请一直使用张量和 autograd：numpy 不会求导。",
+        )
+    if isinstance(err, IndexError):
+        return say(
+            " Read the sizes from y and x (y.numel(), x.numel()) instead of fixing them.",
+            "尺寸要从 y 和 x 读出来（y.numel()、x.numel()），不要写死。",
+        )
+    return ""
+
+
+def _usable(v: Verdict, label: str, result: Any, error: Exception | None, what: str) -> Any:
+    """The answer as an array, or None after saying why there is nothing to compare."""
+    if error is not None:
+        v.require(
+            False,
+            say(
+                f"on {label} your function raised {type(error).__name__}: "
+                f"“{_first_sentence(error)}”.",
+                f"对于{label}，你的函数抛出了 {type(error).__name__}：“{_first_sentence(error)}”。",
+            )
+            + _explain(error),
+        )
+        return None
+    if result is None or result is Ellipsis:
+        v.require(
+            False,
+            say(
+                f"on {label} your function returned {result!r}: is its body still `...`, or is "
+                f"the `return` missing? It should return {what}.",
+                f"对于{label}，你的函数返回了 {result!r}：函数体是不是还是 `...`，或者漏了 "
+                f"`return`？它应当返回{what}。",
+            ),
+        )
+        return None
+    got = _as_array(result)
+    if got is None:
+        v.require(
+            False,
+            say(
+                f"on {label} you returned a {type(result).__name__}: return a tensor of {what}.",
+                f"对于{label}，你返回的是 {type(result).__name__}：请返回一个张量，内容是{what}。",
+            ),
+        )
+    return got
+
+
+def _callable(v: Verdict, fn: Any, name: str, signature: str) -> bool:
+    if not v.answered(fn, f"`{name}`"):
+        return False
+    return v.require(
+        callable(fn),
+        say(
+            f"`{name}` should be a function {signature}, not {type(fn).__name__}.",
+            f"`{name}` 应当是函数 {signature}，而不是 {type(fn).__name__}。",
+        ),
     )
 
 
-def AGAIN() -> str:  # noqa: N802 (reads as the phrase it stands for)
-    """How an error on the check's second and third call is introduced."""
-    return say("count_saved_bytes, called again", "再次调用 count_saved_bytes 时")
+# --- the forward-mode exercise: Jv in one dual pass -------------------------------------------
 
 
-def check_count_saved_bytes(count: Any) -> None:
-    """`count(model, x)` -> (model(x), bytes the forward handed to pack hooks), by hooks."""
-    v = verdict("Saved-bytes counter")
-    if not v.answered(count, "count_saved_bytes"):
-        return _stop(v)
-    if not v.require(
-        callable(count),
-        say(
-            "count_saved_bytes should be a function count_saved_bytes(model, x).",
-            "count_saved_bytes 应该是一个函数 count_saved_bytes(model, x)。",
-        ),
-    ):
-        return _stop(v)
-    ref = _reference(mg.float32)
+@contextmanager
+def _forward_mode_watch() -> Iterator[dict[str, int]]:
+    """How the block used forward mode: dual levels entered, and make_dual calls made by the
+    learner's own code (the library's func.jvp and functional.jvp make theirs from inside
+    minigrad, and are counted as "library")."""
+    fw = mg.autograd.forward_ad
+    counts = {"levels": 0, "own": 0, "library": 0}
+    real, levels = fw.make_dual, forward_grad.Levels.generation
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        counts["library" if caller.startswith("minigrad.") else "own"] += 1
+        return real(*args, **kwargs)
+
+    fw.make_dual = spy
     try:
-        result, outer, model = _run_counter(count, mg.float32)
-    except Exception as err:  # the learner's code: report whatever it raised
-        v.require(
-            False,
-            _counter_error(
-                err, say("count_saved_bytes(model, x)", "调用 count_saved_bytes(model, x) 时")
-            ),
-        )
-        return _stop(v)
-    if result is None:
-        v.require(
-            False,
+        yield counts
+    finally:
+        fw.make_dual = real
+        counts["levels"] = forward_grad.Levels.generation - levels
+
+
+def _jvp_cases() -> list[tuple[str, Callable[[Any], Any], np.ndarray, np.ndarray]]:
+    """(description, f, point, v): functions and directions the notebook never shows."""
+    rng = np.random.default_rng(1719)
+    weights = mg.tensor(rng.uniform(-1, 1, (4, 3)).round(2).tolist())
+
+    def mixed(x: Any) -> Any:
+        return (weights @ x.sin()) * x.sum().exp()
+
+    def ratios(x: Any) -> Any:
+        return mg.stack([x[0] / (1 + x[1] ** 2), x.tanh().sum(), x[2] * x[0]])
+
+    return [
+        (
             say(
-                "count_saved_bytes returned None: is its body still `...`, or is the `return` "
-                "missing? It should return the pair (out, total).",
-                "count_saved_bytes 返回了 None：函数体是不是还是 `...`，或者漏了 `return`？"
-                "它应该返回 (out, total) 这一对值。",
+                "f(x) = (W sin x)·e^Σx, 3 inputs, 4 outputs",
+                "f(x) = (W sin x)·e^Σx，3 个输入，4 个输出",
             ),
-        )
-        return _stop(v)
-    if not isinstance(result, tuple) or len(result) != 2:
-        only_out = isinstance(result, mg.Tensor)
-        what = "only the output" if only_out else f"{type(result).__name__}"
-        what_zh = "只返回了输出" if only_out else f"返回了 {type(result).__name__}"
-        v.require(
-            False,
+            mixed,
+            rng.uniform(-1, 1, 3).round(2),
+            rng.uniform(-1, 1, 3).round(2),
+        ),
+        (
+            say("f(x) = (x0/(1+x1²), Σ tanh x, x2·x0)", "f(x) = (x0/(1+x1²), Σ tanh x, x2·x0)"),
+            ratios,
+            rng.uniform(-1, 1, 3).round(2),
+            rng.uniform(-1, 1, 3).round(2),
+        ),
+    ]
+
+
+def _counted(f: Callable[[Any], Any], calls: list[int]) -> Callable[[Any], Any]:
+    def counted(x: Any) -> Any:
+        calls[0] += 1
+        return f(x)
+
+    return counted
+
+
+def check_jvp(jvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
+    """`jvp(f, x, v)` must give (f(x), Jv) from one dual pass of f, and no backward pass."""
+    v = verdict(JVP)
+    if not _callable(v, jvp, "jvp", "jvp(f, x, v)"):
+        v.done("")
+        return
+    for label, f, point, vec in _jvp_cases():
+        want_y, want = mg.func.jvp(f, (mg.tensor(point.tolist()),), (mg.tensor(vec.tolist()),))
+        calls = [0]
+        x, direction = mg.tensor(point.tolist()), mg.tensor(vec.tolist())
+        with _forward_mode_watch() as forward:
+            result, error, passes, _, used = _run(jvp, (_counted(f, calls), x, direction))
+        pair = result if isinstance(result, tuple) and len(result) == 2 else (None, result)
+        if error is None and pair[0] is None and result not in (None, Ellipsis):
+            v.require(
+                False,
+                say(
+                    f"on {label} your function returned {type(result).__name__}: return the "
+                    "pair (f(x), Jv).",
+                    f"对于{label}，你的函数返回了 {type(result).__name__}：请返回 (f(x), Jv) "
+                    "这一对。",
+                ),
+            )
+            break
+        got = _usable(v, label, pair[1], error, say("the pair (f(x), Jv)", "(f(x), Jv) 这一对"))
+        if got is None:
+            break
+        if forward["library"] or used & {"jvp", "jacobian"}:
+            v.require(
+                False,
+                say(
+                    f"on {label} the library did the work (func.jvp, functional.jvp or a "
+                    "Jacobian). Write the dual pass yourself: make_dual, f, unpack_dual.",
+                    f"对于{label}，活是库函数干的（func.jvp、functional.jvp 或雅可比矩阵）。"
+                    "请自己写出这遍对偶计算：make_dual、f、unpack_dual。",
+                ),
+            )
+            break
+        if passes:
+            v.require(
+                False,
+                say(
+                    f"on {label} your function ran {passes} backward pass(es): that is reverse "
+                    "mode (the double-backward trick takes two). Forward mode needs none: the "
+                    "tangent rides along the one forward pass.",
+                    f"对于{label}，你的函数跑了 {passes} 次反向传播：那是反向模式（双重反向技巧要"
+                    "两次）。前向模式一次都不需要：切向量搭着那一遍前向计算走。",
+                ),
+            )
+            break
+        if not forward["own"]:
+            v.require(
+                False,
+                say(
+                    f"on {label} f ran {calls[0]} time(s) without a dual tensor: finite "
+                    "differences or a formula approximate or hard-code Jv. Make x dual with "
+                    "make_dual(x, v) and let every op carry the tangent.",
+                    f"对于{label}，f 在没有对偶张量的情况下运行了 {calls[0]} 次：有限差分或公式"
+                    "只能近似或写死 Jv。用 make_dual(x, v) 把 x 变成对偶张量，让每个运算带着"
+                    "切向量走。",
+                ),
+            )
+            break
+        if not _same(got, want.numpy()):
+            v.require(False, say(f"on {label}: ", f"对于{label}：") + slip(got, want.numpy()))
+            break
+        if not _same(_as_array(pair[0]), want_y.numpy()):
+            v.require(
+                False,
+                say(
+                    f"on {label} Jv is right but the first value is not f(x): return the "
+                    "primal of the output (unpack_dual(y).primal) beside its tangent.",
+                    f"对于{label}，Jv 是对的，但第一个值不是 f(x)：请把输出的原值"
+                    "（unpack_dual(y).primal）和它的切向量一起返回。",
+                ),
+            )
+            break
+        if not v.require(
+            calls[0] == 1 and forward["levels"] == 1,
             say(
-                f"count_saved_bytes returned {what}: return the pair `(out, total)`, the model's "
-                "output too, so that backward can run through your unpack hook.",
-                f"count_saved_bytes {what_zh}：请返回 `(out, total)` 这一对值，模型的输出也要"
-                "返回，这样反向传播才能经过你的 unpack 钩子。",
+                f"on {label} the values are right, but f ran {calls[0]} times in "
+                f"{forward['levels']} dual level(s): one pass of f in one level is enough.",
+                f"对于{label}，数值是对的，但 f 在 {forward['levels']} 个对偶层里运行了 "
+                f"{calls[0]} 次：一层、一遍就够了。",
             ),
-        )
-        return _stop(v)
-    out, total = result
-    if isinstance(total, mg.Tensor) and isinstance(out, numbers.Real):
-        v.require(
-            False,
-            say(
-                "the pair is the wrong way round: return `(out, total)`, output first.",
-                "这对值的顺序反了：请返回 `(out, total)`，输出在前。",
-            ),
-        )
-        return _stop(v)
-    if not v.require(
-        isinstance(out, mg.Tensor),
-        say(
-            f"out should be the model's output, got {type(out).__name__}.",
-            f"out 应该是模型的输出，实际得到的是 {type(out).__name__}。",
-        ),
-    ):
-        return _stop(v)
-    if not v.require(
-        isinstance(total, numbers.Real) and not isinstance(total, bool),
-        say(
-            f"total should be a Python number of bytes, got {type(total).__name__}: `t.numel()` "
-            "and `t.dtype.itemsize` are ints already.",
-            f"total 应该是一个表示字节数的 Python 数，实际得到的是 {type(total).__name__}："
-            "`t.numel()` 和 `t.dtype.itemsize` 本身就是 int。",
-        ),
-    ):
-        return _stop(v)
-    if outer:
-        v.require(
-            False,
-            say(
-                f"the forward's saved tensors did not go through your hooks: a pack hook of the "
-                f"check's own, around your call, received {outer} of them. Run `model(x)` INSIDE "
-                "`with mg.autograd.graph.saved_tensors_hooks(pack, unpack):` (the innermost pair "
-                "gets every saved tensor), and count in `pack`.",
-                "前向传播保存的张量没有经过你的钩子：检查程序在你的调用外面套了一个自己的 pack "
-                f"钩子，它收到了其中 {outer} 个。请在 "
-                "`with mg.autograd.graph.saved_tensors_hooks(pack, unpack):` 块的**内部**运行 "
-                "`model(x)`（最内层的那对钩子会收到每一个保存的张量），并在 `pack` 里计数。",
-            ),
-        )
-        return _stop(v)
-    if not v.require(
-        out.requires_grad,
-        say(
-            "out does not require grad: the forward was not recorded (did it run under no_grad?), "
-            "so nothing was saved. Run it with grad mode on.",
-            "out 不需要梯度：前向传播没有被记录（它是不是在 no_grad 下运行的？），所以什么也"
-            "没有保存。请在梯度模式开启时运行它。",
-        ),
-    ):
-        return _stop(v)
-    problem = _wrong_total(total, ref)
-    if problem:
-        v.require(False, problem)
-        return _stop(v)
-    try:
-        out.pow(2).sum().backward()
-    except Exception as err:
-        v.require(False, _unpack_error(err))
-        return _stop(v)
-    got = [p.grad for p in model.parameters()]
-    if not v.require(
-        all(g is not None and bool(mg.allclose(g, r)) for g, r in zip(got, ref["grads"])),
-        say(
-            "the gradients through your hooks differ from the true ones: `unpack` must give back "
-            "the tensor `pack` received (`t.detach()` shares its memory), unchanged.",
-            "经过你的钩子算出的梯度与正确的梯度不同：`unpack` 必须原样交还 `pack` 收到的张量"
-            "（`t.detach()` 与它共享内存）。",
-        ),
-    ):
-        return _stop(v)
-    try:
-        keeps = _keeps_the_tensor(count)
-    except Exception as err:
-        v.require(False, _counter_error(err, AGAIN()))
-        return _stop(v)
-    if not v.require(
-        not keeps,
-        say(
-            "your pack keeps the tensor itself (or something that holds it). ReLU keeps its own "
-            "output, whose grad_fn is ReLU's node: the graph then holds a loop, node -> your "
-            "packed object -> tensor -> node. PyTorch never frees such a loop when the graph is "
-            "dropped without a backward pass. Return `t.detach()` from pack: the same memory, "
-            "without the link to the graph.",
-            "你的 pack 保存了张量本身（或某个持有它的对象）。ReLU 保存自己的输出，而这个输出的 "
-            "grad_fn 正是 ReLU 的节点：于是计算图里形成了一个环，节点 -> 你打包的对象 -> 张量 "
-            "-> 节点。如果计算图没有经过反向传播就被丢弃，PyTorch 永远不会释放这样的环。"
-            "请从 pack 返回 `t.detach()`：同一块内存，但不再连着计算图。",
-        ),
-    ):
-        return _stop(v)
-    ref64 = _reference(mg.float64)
-    try:
-        (_, again), _, _ = _run_counter(count, mg.float32)
-        (_, total64), _, _ = _run_counter(count, mg.float64)
-    except Exception as err:
-        v.require(False, _counter_error(err, AGAIN()))
-        return _stop(v)
-    if not v.require(
-        again == ref["bytes"],
-        say(
-            f"calling it again gave {again} instead of {ref['bytes']}: start the total at 0 "
-            "inside count_saved_bytes, so that each call counts only its own forward.",
-            f"再次调用得到的是 {again}，而不是 {ref['bytes']}：请在 count_saved_bytes 内部把"
-            "总数初始化为 0，这样每次调用只统计它自己那次前向传播。",
-        ),
-    ):
-        return _stop(v)
-    if total64 * 2 == ref64["bytes"]:
-        v.require(
-            False,
-            say(
-                f"on a float64 model your total is {total64}, half the {ref64['bytes']} bytes: "
-                "4 bytes per element is hard-coded. Use `t.dtype.itemsize` (8 for float64).",
-                f"在 float64 模型上你的 total 是 {total64}，只有实际 {ref64['bytes']} 字节的一半："
-                "每个元素 4 字节被写死了。请使用 `t.dtype.itemsize`（float64 为 8）。",
-            ),
-        )
-    else:
-        v.require(
-            total64 == ref64["bytes"],
-            say(
-                f"on a float64 model your total is {total64}; the forward saved "
-                f"{ref64['bytes']} bytes (t.numel() * t.dtype.itemsize per tensor).",
-                f"在 float64 模型上你的 total 是 {total64}；前向传播保存了 {ref64['bytes']} "
-                "字节（每个张量 t.numel() * t.dtype.itemsize）。",
-            ),
-        )
+        ):
+            break
     v.done(
         say(
-            f"every saved tensor passed through your pack hook: {ref['count']} tensors, "
-            f"{ref['bytes']:,} bytes (float64: {ref64['bytes']:,}), and backward ran through "
-            "unpack.",
-            f"每个保存的张量都经过了你的 pack 钩子：{ref['count']} 个张量，{ref['bytes']:,} 字节"
-            f"（float64：{ref64['bytes']:,}），反向传播也经过了 unpack。",
+            "f(x) and Jv from one forward pass on a dual input, and no backward pass.",
+            "一遍带对偶输入的前向计算同时给出 f(x) 和 Jv，没有反向传播。",
         )
     )
 
 
-# --- exercise 2: freezing the first layer --------------------------------------------------------
-FROZEN = ("0.weight", "0.bias")
+# --- exercise 1: a Jacobian, the cheaper way ----------------------------------------------------
 
 
-def _freeze_model() -> mg.nn.Sequential:
-    mg.manual_seed(61)
-    return mg.nn.Sequential(
-        mg.nn.Linear(6, 16), mg.nn.ReLU(), mg.nn.Linear(16, 16), mg.nn.ReLU(), mg.nn.Linear(16, 3)
+def _jacobian_cases() -> list[tuple[str, Callable[[Any], Any], np.ndarray]]:
+    """(description, f, point): a wide and a tall function, at points the notebook never shows."""
+    rng = np.random.default_rng(1717)
+    times = mg.linspace(0.0, 1.0, 7)
+
+    def wide(x: Any) -> Any:
+        return mg.stack([(x * x.exp()).sum(), (x[:-1] * x[1:]).sum()])
+
+    def tall(x: Any) -> Any:
+        return (x[0] * times).sin() + x[1] * times**2
+
+    return [
+        (
+            say(
+                "a wide f (6 inputs, 2 outputs: [Σ x·eˣ, Σ x_k·x_k+1])",
+                "「宽」的 f（6 个输入，2 个输出：[Σ x·eˣ, Σ x_k·x_k+1]）",
+            ),
+            wide,
+            rng.uniform(-1, 1, 6).round(2),
+        ),
+        (
+            say(
+                "a tall f (2 inputs, 7 outputs: sin(x0·t) + x1·t² at 7 times t)",
+                "「高」的 f（2 个输入，7 个输出：7 个时刻 t 上的 sin(x0·t) + x1·t²）",
+            ),
+            tall,
+            rng.uniform(-1, 1, 2).round(2),
+        ),
+    ]
+
+
+def _jacobian_passes(label: str, passes: int, flags: list[bool], m: int, n: int) -> str | None:
+    """None if the passes are the cheaper direction's, else what the learner's passes show."""
+    by_rows, by_columns = m, n + 1
+    best = min(by_rows, by_columns)
+    if passes == best and (best == by_rows or (flags and flags[0])):
+        return None
+    cost = say(
+        f"with {m} outputs and {n} inputs, rows cost {by_rows} passes (one per output) and "
+        f"columns {by_columns} (one for g = Jᵀu, then one per input)",
+        f"有 {m} 个输出、{n} 个输入时，按行要 {by_rows} 次反向传播（每个输出一次），按列要 "
+        f"{by_columns} 次（g = Jᵀu 一次，再每个输入一次）",
     )
-
-
-def _fine_tune_step(model: mg.nn.Module) -> int:
-    """One step of fine-tuning: forward (counting saved tensors), backward, SGD with momentum
-    and weight decay over ALL parameters. Returns how many tensors the forward saved."""
-    mg.manual_seed(7)
-    x = mg.randn(10, 6)
-    saved = [0]
-
-    def pack(t: mg.Tensor) -> mg.Tensor:
-        saved[0] += 1
-        return t
-
-    with mg.autograd.graph.saved_tensors_hooks(pack, _identity):
-        loss = model(x).pow(2).mean()
-    loss.backward()
-    mg.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01).step()
-    return saved[0]
-
-
-def _freeze_error(err: Exception) -> str:
-    text = str(err)
-    if isinstance(err, TypeError) and "cannot assign" in text:
+    if passes == by_columns and by_rows < by_columns:
         return say(
-            f"freeze_first_layer raised TypeError ({text}): a module takes only an "
-            "nn.Parameter in a parameter's place. Don't replace the parameters; switch the "
-            "flag on the ones there are: requires_grad_(False).",
-            f"freeze_first_layer 抛出了 TypeError（{text}）：模块里参数的位置只接受 "
-            "nn.Parameter。不要替换参数，而是切换现有参数的标志：requires_grad_(False)。",
+            f"on {label} the matrix is right, but your {passes} backward passes went column by "
+            f"column: {cost}. Here rows are cheaper.",
+            f"对于{label}，矩阵是对的，但你的 {passes} 次反向传播是按列算的：{cost}。"
+            "这里按行更省。",
         )
-    if "leaf variables" in text:
+    if passes == by_rows and by_columns < by_rows:
         return say(
-            "freeze_first_layer raised RuntimeError: requires_grad_ was called on a computed "
-            "tensor (such as `weight.t()` or a layer's output). Call it on the parameters "
-            "themselves, or on the module model[0].",
-            "freeze_first_layer 抛出了 RuntimeError：requires_grad_ 被用在了一个计算出来的张量上"
-            "（比如 `weight.t()` 或某一层的输出）。请对参数本身调用它，或者对模块 model[0] "
-            "调用。",
+            f"on {label} the matrix is right, but your {passes} backward passes went row by "
+            f"row, one per output: {cost}. Here columns are cheaper.",
+            f"对于{label}，矩阵是对的，但你的 {passes} 次反向传播是按行算的，每个输出一次："
+            f"{cost}。这里按列更省。",
+        )
+    if passes == 2 * n and by_columns < by_rows:
+        return say(
+            f"on {label} the matrix is right, but it took {passes} passes, two per column: "
+            "each column ran its own first pass (PyTorch's functional.jvp does that). The "
+            "first pass, g = Jᵀu, is the same for every column: run it once and reuse it with "
+            f"retain_graph=True, {by_columns} passes in all.",
+            f"对于{label}，矩阵是对的，但用了 {passes} 次反向传播，每列两次：每一列都单独跑了"
+            "一遍第一次反向传播（PyTorch 的 functional.jvp 就是这么做的）。第一次反向传播 "
+            "g = Jᵀu 对每一列都一样：只跑一次，再配合 retain_graph=True 复用它，总共 "
+            f"{by_columns} 次。",
         )
     return say(
-        f"freeze_first_layer raised {type(err).__name__}: {text}",
-        f"freeze_first_layer 抛出了 {type(err).__name__}：{text}",
+        f"on {label} the matrix is right, but it took {passes} backward passes: {cost}.",
+        f"对于{label}，矩阵是对的，但用了 {passes} 次反向传播：{cost}。",
     )
 
 
-def _in_eval(model: mg.nn.Module) -> str:
-    """Which modules are in eval mode, in words ("" when none is)."""
-    names = [name for name, m in model.named_modules() if not m.training]
-    if "" in names:
-        return say("the whole model", "整个模型")
-    return _listing([f"model[{n}]" if n.isdigit() else n for n in names])[0]
-
-
-def _listing(names: list[str]) -> tuple[str, bool]:
-    """("a, b and c", plural?) for a sentence about `names` (「a、b 和 c」 in Chinese)."""
-    if len(names) < 2:
-        return "".join(names), False
-    return say(", ", "、").join(names[:-1]) + say(" and ", " 和 ") + names[-1], True
-
-
-def _still_trainable(model: mg.nn.Module, missing: list[str], partly: bool) -> str:
-    """Why the first layer still trains, judged by the .grad it got."""
-    grads = [dict(model.named_parameters())[n].grad for n in missing]
-    names = _listing(missing)[0]
-    if partly:
+def _diagnose_jacobian(got: np.ndarray, want: np.ndarray) -> str:
+    rows, cols = want.shape
+    if _same(got, want.T):
         return say(
-            f"{names} still requires grad: freeze every parameter of the first layer, weight "
-            "and bias. `model[0].requires_grad_(False)` switches both.",
-            f"{names} 仍然需要梯度：第一层的每个参数（weight 和 bias）都要冻结。"
-            "`model[0].requires_grad_(False)` 会同时切换这两个。",
+            f"you have the transpose: rows should be the {rows} outputs and columns the {cols} "
+            "inputs (J[i][j] = ∂y_i/∂x_j). Columns collected in a list go side by side with "
+            "mg.stack(columns, dim=1).",
+            f"你得到的是转置：行应当对应 {rows} 个输出，列对应 {cols} 个输入"
+            "（J[i][j] = ∂y_i/∂x_j）。收集在列表里的各列要用 mg.stack(columns, dim=1) "
+            "并排放好。",
         )
-    if all(g is None for g in grads):
+    if _same(got, want.sum(1)):
         return say(
-            f"{names} still have requires_grad=True, although no gradient reached them: the "
-            "gradient was stopped on the way (`no_grad()`, `.data` or `detach()`). Freezing is "
-            "the flag itself: with it True, the parameters still look trainable to everyone "
-            "(optimizers, `requires_grad` filters, a forward without your trick). Switch it "
-            "off: requires_grad_(False).",
-            f"{names} 的 requires_grad 仍为 True，尽管没有梯度到达它们：梯度是在半路上被拦住的"
-            "（`no_grad()`、`.data` 或 `detach()`）。冻结指的就是这个标志本身：只要它还是 "
-            "True，这些参数在其他代码看来都仍然可以训练（优化器、按 `requires_grad` 的筛选、"
-            "不带你这个技巧的前向传播）。请把它关掉：requires_grad_(False)。",
+            "that is one Jacobian-vector product with v = all ones (J·1): a one-hot v per "
+            "input gives each column.",
+            "这是一个雅可比-向量积，v 取全 1（J·1）：每个输入用一个 one-hot 的 v，才能得到各列。",
         )
-    if all(g is not None and not bool(g.abs().sum()) for g in grads):
-        return say(
-            f"{names} still require grad and got a .grad of zeros: a zero gradient is still a "
-            "gradient. The optimizer updates every parameter that has one (weight decay moves "
-            "it even when the gradient is zero), and backward still computes it. Switch the "
-            "flag off instead: requires_grad_(False).",
-            f"{names} 仍然需要梯度，并得到了全零的 .grad：零梯度也是梯度。优化器会更新每个"
-            "有梯度的参数（即使梯度为零，权重衰减也会让它变化），反向传播也照样要计算它。"
-            "请改为关掉这个标志：requires_grad_(False)。",
-        )
-    if _in_eval(model):
-        return say(
-            f"eval() freezes nothing: it changes how dropout and batch norm behave, and "
-            f"{names} still require grad and got gradients. Use requires_grad_(False) on "
-            "model[0].",
-            f"eval() 什么也冻结不了：它改变的是 dropout 和 batch norm 的行为，{names} "
-            "仍然需要梯度，也得到了梯度。请对 model[0] 使用 requires_grad_(False)。",
-        )
-    return say(
-        f"nothing is frozen yet: {names} still require grad and got gradients (is the body "
-        "still `...`?). Switch the first layer's flag: requires_grad_(False).",
-        f"还什么都没有冻结：{names} 仍然需要梯度，也得到了梯度（函数体是不是还是 `...`？）。"
-        "请切换第一层的标志：requires_grad_(False)。",
-    )
+    return slip(got, want)
 
 
-def check_freeze_first_layer(freeze: Any) -> None:
-    """`freeze(model)` freezes model[0] in place with requires_grad_(False)."""
-    v = verdict("Freeze the first layer")
-    if not v.answered(freeze, "freeze_first_layer"):
-        return _stop(v)
-    if not v.require(
-        callable(freeze),
-        say(
-            "freeze_first_layer should be a function freeze_first_layer(model).",
-            "freeze_first_layer 应该是一个函数 freeze_first_layer(model)。",
-        ),
-    ):
-        return _stop(v)
-    unfrozen_saved = _fine_tune_step(_freeze_model())
-    model = _freeze_model()
-    before = dict(model.named_parameters())
-    values = {n: p.detach().clone() for n, p in before.items()}
-    try:
-        returned = freeze(model)
-    except Exception as err:  # the learner's code: report whatever it raised
-        v.require(False, _freeze_error(err))
-        return _stop(v)
-    after = dict(model.named_parameters())
-    if isinstance(returned, mg.nn.Module) and all(returned is not m for m in model.modules()):
-        v.require(
-            False,
-            say(
-                "freeze_first_layer returned another model: freeze the one it is given, in place "
-                "(the caller keeps using that one, and its optimizer holds its parameters).",
-                "freeze_first_layer 返回了另一个模型：请原地冻结传进来的那个模型（调用者还会"
-                "继续使用它，它的优化器也持有它的参数）。",
-            ),
-        )
-        return _stop(v)
-    if not v.require(
-        list(after) == list(before),
-        say(
-            f"the model's parameters are now {', '.join(after) or 'none'} (they were "
-            f"{', '.join(before)}): keep the layers and their parameters, and switch flags only.",
-            f"模型的参数现在是 {', '.join(after) or '（无）'}（原来是 {', '.join(before)}）："
-            "请保留各层和它们的参数，只切换标志。",
-        ),
-    ):
-        return _stop(v)
-    replaced, plural = _listing([n for n in after if after[n] is not before[n]])
-    if not v.require(
-        not replaced,
-        say(
-            f"{replaced} {'are new tensors' if plural else 'is a new tensor'} now: freeze the "
-            "parameters that are there, in place, with requires_grad_(False). Anything that held "
-            "the old ones (an optimizer made earlier, say) would not see the change.",
-            f"{replaced} 现在是新的张量了：请用 requires_grad_(False) 原地冻结现有的参数。"
-            "任何持有旧参数的东西（比如之前创建的优化器）都看不到这个变化。",
-        ),
-    ):
-        return _stop(v)
-    if not v.require(
-        all(bool(mg.equal(after[n].detach(), values[n])) for n in after),
-        say(
-            "freeze_first_layer changed parameter values: freezing keeps the weights as they are.",
-            "freeze_first_layer 改变了参数的值：冻结应当让权重保持原样。",
-        ),
-    ):
-        return _stop(v)
-    frozen = [n for n, p in after.items() if not p.requires_grad]
-    if not v.require(
-        len(frozen) < len(after),
-        say(
-            "every parameter is frozen now, so fine-tuning would train nothing (and backward "
-            "would fail). Freeze the first layer only: model[0].",
-            "现在所有参数都被冻结了，微调将什么也训练不了（反向传播也会失败）。只冻结第一层："
-            "model[0]。",
-        ),
-    ):
-        return _stop(v)
-    try:
-        saved = _fine_tune_step(model)
-    except Exception as err:
-        v.require(
-            False,
-            say(
-                f"a fine-tuning step after your freeze raised {type(err).__name__}: {err}",
-                f"冻结之后的一步微调抛出了 {type(err).__name__}：{err}",
-            ),
-        )
-        return _stop(v)
-    missing = [n for n in FROZEN if n not in frozen]
-    extra = [n for n in frozen if n not in FROZEN]
-    if len(missing) == len(FROZEN) and extra:
-        v.require(
-            False,
-            say(
-                f"you froze {_listing(extra)[0]}, but the first layer is model[0] (its "
-                "parameters are 0.weight and 0.bias), and it still trains.",
-                f"你冻结的是 {_listing(extra)[0]}，但第一层是 model[0]（它的参数是 0.weight 和 "
-                "0.bias），它仍然在训练。",
-            ),
-        )
-        return _stop(v)
-    if missing:
-        v.require(False, _still_trainable(model, missing, partly=len(missing) < len(FROZEN)))
-        return _stop(v)
-    extra_names, plural = _listing(extra)
-    v.require(
-        not extra,
-        say(
-            f"{extra_names} {'are' if plural else 'is'} frozen too: only the first layer "
-            "(model[0]) should stop training; the rest is what fine-tuning trains.",
-            f"{extra_names} 也被冻结了：只有第一层（model[0]）应当停止训练，其余部分正是微调"
-            "要训练的。",
-        ),
-    )
-    v.require(
-        not _in_eval(model),
-        say(
-            f"freeze_first_layer also switched {_in_eval(model)} to eval mode. Freezing and "
-            "eval() are different switches (section 6): fine-tuning still trains, so leave the "
-            "layers in training mode.",
-            f"freeze_first_layer 还把评估模式打开了（{_in_eval(model)}）。冻结和 eval() 是两个"
-            "不同的开关（第 6 节）：微调仍然在训练，所以请让各层保持训练模式。",
-        ),
-    )
-    stale, plural = _listing([n for n in FROZEN if after[n].grad is not None])
-    v.require(
-        not stale,
-        say(
-            f"{stale} {'have' if plural else 'has'} a .grad after backward: the optimizer updates "
-            "every parameter whose .grad is not None. Leave the frozen parameters' .grad as None.",
-            f"反向传播之后 {stale} 有 .grad：优化器会更新每个 .grad 不为 None 的参数。"
-            "请让被冻结参数的 .grad 保持为 None。",
-        ),
-    )
-    v.require(
-        saved < unfrozen_saved,
-        say(
-            f"the forward still saved {saved} tensors, as many as without freezing: autograd "
-            "still records the first layer.",
-            f"前向传播仍然保存了 {saved} 个张量，和不冻结时一样多：autograd 仍在记录第一层。",
-        ),
-    )
-    moved = _listing([n for n in FROZEN if not bool(mg.equal(after[n].detach(), values[n]))])[0]
-    v.require(
-        not moved,
-        say(
-            f"the optimizer step changed the frozen {moved}.",
-            f"优化器的这一步改变了被冻结的 {moved}。",
-        ),
-    )
-    still = [n for n in after if n not in frozen and bool(mg.equal(after[n].detach(), values[n]))]
-    v.require(
-        not still,
-        say(
-            f"the optimizer step left {_listing(still)[0]} unchanged: they should train.",
-            f"优化器的这一步没有改变 {_listing(still)[0]}：它们应当参与训练。",
-        ),
-    )
+def check_jacobian(jacobian: Callable[[Callable[[Any], Any], Any], Any]) -> None:
+    """`jacobian(f, x)` must be f's Jacobian at x, built in the direction with fewer passes."""
+    v = verdict(JACOBIAN)
+    if not _callable(v, jacobian, "jacobian", "jacobian(f, x)"):
+        v.done("")
+        return
+    for label, f, point in _jacobian_cases():
+        want = mg_functional.jacobian(f, mg.tensor(point.tolist())).numpy()
+        m, n = want.shape
+        x = mg.tensor(point.tolist(), requires_grad=True)
+        result, error, passes, flags, used = _run(jacobian, (f, x))
+        got = _usable(v, label, result, error, say("the Jacobian", "雅可比矩阵"))
+        if got is None:
+            break
+        if "jacobian" in used:
+            v.require(
+                False,
+                say(
+                    f"on {label} mg.autograd.functional.jacobian did the work (and it always goes "
+                    "row by row). Build J yourself, by rows or by columns, whichever needs fewer "
+                    "backward passes.",
+                    f"对于{label}，活是 mg.autograd.functional.jacobian 干的（而它总是按行算）。"
+                    "请自己构造 J，按行或按列，哪个方向需要的反向传播少就用哪个。",
+                ),
+            )
+            break
+        if "forward mode" in used:
+            v.require(
+                False,
+                say(
+                    f"on {label} your columns came from forward mode (a dual pass per column: "
+                    f"functional.jvp, func.jvp or forward_ad), with {passes} backward passes. That "
+                    "is section 3's method, and a good one; this exercise builds columns with "
+                    "backward passes, the double-backward trick of section 2, its first pass run "
+                    "once.",
+                    f"对于{label}，你的各列来自前向模式（每列一遍对偶计算：functional.jvp、"
+                    f"func.jvp 或 forward_ad），反向传播 {passes} 次。那是第 3 节的方法，"
+                    "也是好方法；但这个练习要用反向传播构造各列，即第 2 节的双重反向技巧，"
+                    "且它的第一次反向传播只跑一次。",
+                ),
+            )
+            break
+        if passes == 0:
+            v.require(
+                False,
+                say(
+                    f"on {label} no backward pass ran: build J with backward passes (vjp rows or "
+                    "columns by the double-backward trick), not from a formula or finite "
+                    "differences.",
+                    f"对于{label}，一次反向传播都没有运行：请用反向传播构造 J（vjp 求行，或用双重"
+                    "反向技巧求列），不要用公式或有限差分。",
+                ),
+            )
+            break
+        if not _same(got, want):
+            v.require(False, say(f"on {label}: ", f"对于{label}：") + _diagnose_jacobian(got, want))
+            break
+        slower = _jacobian_passes(label, passes, flags, m, n)
+        if not v.require(slower is None, slower or ""):
+            break
     v.done(
         say(
-            "model[0] is frozen: requires_grad=False, no .grad after backward, saved tensors "
-            f"{unfrozen_saved} -> {saved}, and the optimizer step left it unchanged while the "
-            "rest trained.",
-            f"model[0] 已冻结：requires_grad=False，反向传播后没有 .grad，保存的张量从 "
-            f"{unfrozen_saved} 个减少到 {saved} 个，优化器的这一步没有改变它，其余部分则得到了"
-            "训练。",
+            "rows for the wide f (2 passes), columns for the tall one (3 passes): one pass per "
+            "output or one per input plus one, whichever is fewer.",
+            "「宽」的 f 按行（2 次反向传播），「高」的 f 按列（3 次）：每个输出一次，或每个输入"
+            "一次再加一次，取少的那个。",
+        )
+    )
+
+
+# --- exercise 2: a Hessian-vector product -------------------------------------------------------
+
+
+def _hvp_cases() -> list[tuple[str, Callable[[Any], Any], np.ndarray, np.ndarray]]:
+    """(description, f, point, v): two scalar functions with dense Hessians, fresh points."""
+    rng = np.random.default_rng(1718)
+
+    def chain(x: Any) -> Any:
+        return (x.sin() * x).sum() + (x[:-1] * x[1:] ** 2).sum()
+
+    def log_norm(x: Any) -> Any:
+        return ((x**2).sum() + 1).log() + x[0] * x.exp().sum()
+
+    return [
+        (
+            say(
+                "f(x) = Σ x·sin(x) + Σ x_k·x_k+1² with 8 inputs",
+                "有 8 个输入的 f(x) = Σ x·sin(x) + Σ x_k·x_k+1²",
+            ),
+            chain,
+            rng.uniform(-1, 1, 8).round(2),
+            rng.uniform(-1, 1, 8).round(2),
+        ),
+        (
+            say(
+                "f(x) = log(|x|² + 1) + x0·Σ eˣ with 5 inputs",
+                "有 5 个输入的 f(x) = log(|x|² + 1) + x0·Σ eˣ",
+            ),
+            log_norm,
+            rng.uniform(-1, 1, 5).round(2),
+            rng.uniform(-1, 1, 5).round(2),
+        ),
+    ]
+
+
+def _diagnose_hvp(got: np.ndarray, f: Callable[[Any], Any], point: np.ndarray, vec: np.ndarray):
+    x = mg.tensor(point.tolist())
+    want = mg_functional.hvp(f, x, mg.tensor(vec.tolist()))[1].numpy()
+    gradient = mg_functional.vjp(f, x)[1].numpy()
+    row_sums = mg_functional.hvp(f, x, mg.ones(len(point)))[1].numpy()
+    if _same(got, gradient):
+        return say(
+            "that is the gradient g: differentiate it once more, in the direction v (compute g "
+            "with create_graph=True, then mg.autograd.grad(g, x, grad_outputs=v)).",
+            "这是梯度 g：还要沿方向 v 再对它求一次导（用 create_graph=True 算出 g，再调用 "
+            "mg.autograd.grad(g, x, grad_outputs=v)）。",
+        )
+    if _same(got, gradient * vec):
+        return say(
+            "that is g·v entry by entry, one derivative only: Hv needs a second backward pass "
+            "through g, weighted by v.",
+            "这是 g 与 v 逐元素相乘，只求了一次导：Hv 还需要以 v 为权重，穿过 g 再做一次反向传播。",
+        )
+    if _same(got, row_sums):
+        return say(
+            "that is H·1, the sums of H's rows: the second pass differentiated g.sum(). Weight "
+            "it by v instead: grad_outputs=v, or (g * v).sum().",
+            "这是 H·1，即 H 各行之和：第二次反向传播求的是 g.sum() 的导数。应当以 v 为权重："
+            "grad_outputs=v，或者 (g * v).sum()。",
+        )
+    if _same(got, gradient + want):
+        return say(
+            "that is g + Hv: the second backward() added Hv onto x.grad, which already held g. "
+            "Use mg.autograd.grad, which returns gradients instead of accumulating them.",
+            "这是 g + Hv：第二次 backward() 把 Hv 累加到了 x.grad 上，而 x.grad 里已经有 g。"
+            "请用 mg.autograd.grad，它直接返回梯度，不做累加。",
+        )
+    if got.shape != want.shape:
+        return say(
+            f"Hv has one entry per input, shape {want.shape}; yours has shape {got.shape}.",
+            f"Hv 每个输入对应一个元素，形状为 {want.shape}；你的结果形状为 {got.shape}。",
+        )
+    wrong = np.argwhere(~np.isclose(got, want, rtol=1e-4, atol=1e-5)).ravel()
+    return say(
+        f"{len(wrong)} entries differ; e.g. (Hv)[{wrong[0]}] should be {want[wrong[0]]:.4f} but "
+        f"is {got[wrong[0]]:.4f}.",
+        f"有 {len(wrong)} 个元素不对；例如 (Hv)[{wrong[0]}] 应为 {want[wrong[0]]:.4f}，"
+        f"实际是 {got[wrong[0]]:.4f}。",
+    )
+
+
+def check_hvp(hvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
+    """`hvp(f, x, v)` must be H v by two backward passes, with no Hessian built."""
+    v = verdict(HVP)
+    if not _callable(v, hvp, "hvp", "hvp(f, x, v)"):
+        v.done("")
+        return
+    for label, f, point, vec in _hvp_cases():
+        n = len(point)
+        want = mg_functional.hvp(f, mg.tensor(point.tolist()), mg.tensor(vec.tolist()))[1]
+        x = mg.tensor(point.tolist(), requires_grad=True)
+        direction = mg.tensor(vec.tolist())
+        result, error, passes, flags, used = _run(hvp, (f, x, direction))
+        got = _usable(v, label, result, error, say("Hv", " Hv"))
+        if got is None:
+            break
+        if "jacobian" in used:
+            v.require(
+                False,
+                say(
+                    f"on {label} you built the whole Hessian ({n}×{n}) with the library, {passes} "
+                    "backward passes. Hv needs two passes and no matrix at all: the gradient with "
+                    "create_graph=True, then its derivative in the direction v.",
+                    f"对于{label}，你用库函数构造了整个黑塞矩阵（{n}×{n}），用了 {passes} 次"
+                    "反向传播。Hv 只需要两次反向传播，根本不用矩阵：先用 create_graph=True "
+                    "求梯度，再求它沿方向 v 的导数。",
+                ),
+            )
+            break
+        products = sorted(used & {"hvp", "vhp"})
+        if products:
+            v.require(
+                False,
+                say(
+                    f"on {label} mg.autograd.functional.{products[0]} did the work. Write its two "
+                    "passes yourself: that is all it does inside.",
+                    f"对于{label}，活是 mg.autograd.functional.{products[0]} 干的。请自己写出"
+                    "那两次反向传播：它内部做的也不过如此。",
+                ),
+            )
+            break
+        if "forward mode" in used:
+            v.require(
+                False,
+                say(
+                    f"on {label} Hv came from forward mode (forward over reverse: a dual pass and "
+                    f"{passes} backward pass(es)). Right, and section 5 shows it; this exercise "
+                    "asks for reverse over reverse, written yourself: two backward passes.",
+                    f"对于{label}，Hv 来自前向模式（前向套反向：一遍对偶计算加 {passes} 次反向"
+                    "传播）。这是对的，第 5 节也讲了；但这个练习要的是反向套反向，由你自己写："
+                    "两次反向传播。",
+                ),
+            )
+            break
+        if passes == 0:
+            v.require(
+                False,
+                say(
+                    f"on {label} no backward pass ran: you computed Hv from a formula. Let "
+                    "autograd do it, so that it works for any f.",
+                    f"对于{label}，一次反向传播都没有运行：你是用公式算出 Hv 的。交给 autograd "
+                    "去算，这样对任何 f 都适用。",
+                ),
+            )
+            break
+        if passes >= n:
+            v.require(
+                False,
+                say(
+                    f"on {label} your function ran {passes} backward passes for {n} inputs: that "
+                    f"is the cost of building the whole Hessian (one pass per row, {n + 1} with "
+                    "the gradient), which is what this exercise avoids. Hv needs two passes, "
+                    "whatever n.",
+                    f"对于{label}，{n} 个输入你的函数跑了 {passes} 次反向传播：这正是构造整个"
+                    f"黑塞矩阵的代价（每行一次，加上梯度共 {n + 1} 次），也正是本练习要避免的。"
+                    "无论 n 多大，Hv 都只需要两次反向传播。",
+                ),
+            )
+            break
+        if not _same(got, want.numpy()):
+            v.require(
+                False, say(f"on {label}: ", f"对于{label}：") + _diagnose_hvp(got, f, point, vec)
+            )
+            break
+        if not v.require(
+            passes == 2 and flags[0],
+            say(
+                f"on {label} the values are right, but the engine ran {passes} backward passes: "
+                "two are enough, the first with create_graph=True.",
+                f"对于{label}，数值是对的，但引擎跑了 {passes} 次反向传播：两次就够了，第一次要加 "
+                "create_graph=True。",
+            ),
+        ):
+            break
+    v.done(
+        say(
+            "Hv from two backward passes whatever the size of x; the n×n Hessian was never built.",
+            "无论 x 多大，Hv 都只用两次反向传播；n×n 的黑塞矩阵从未构造出来。",
         )
     )

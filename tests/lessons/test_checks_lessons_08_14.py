@@ -1,4 +1,4 @@
-"""Lessons 08-12 and 14: hints for every exercise, the lesson frame (hint import, hint reminder,
+"""Lessons 08-12 and 17: hints for every exercise, the lesson frame (hint import, hint reminder,
 "Next:"), and the checks' answers to the learner-copy stubs, shortcuts and copied cells.
 
 A learner copy leaves `def f(...): ...` (a function returning None) or a Function whose methods
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from labkit import hints, lesson08, lesson09, lesson10, lesson11, lesson12, lesson14
+from labkit import hints, lesson08, lesson09, lesson10, lesson11, lesson12, lesson17
 
 import minigrad as mg
 from minigrad.autograd import Function
@@ -26,7 +26,7 @@ MODULES = {
     "10": lesson10,
     "11": lesson11,
     "12": lesson12,
-    "14": lesson14,
+    "17": lesson17,
 }
 CHECK_CALL = re.compile(r"lesson(\d\d)\.(check_\w+)\(")
 
@@ -88,8 +88,8 @@ def test_lesson_imports_hint_reminds_of_it_once_and_ends_with_next(number):
 
 
 def test_lesson_14_points_onward():
-    last = [c.source for c in _notebook("14").cells if c.cell_type == "markdown"][-1]
-    assert "Next: **15 ·" in last and "explorer_demo.ipynb" in last
+    last = [c.source for c in _notebook("17").cells if c.cell_type == "markdown"][-1]
+    assert "Next: **14 ·" in last and "explorer_demo.ipynb" in last
 
 
 def test_lesson_12_next_is_13():
@@ -470,7 +470,7 @@ def _no_graph(model, opt, loss_fn, xb, yb):
 
 
 def test_14_train_step_checks_the_method(said):
-    check = lesson14.check_train_step
+    check = lesson17.check_train_step
 
     def stub(model, opt, loss_fn, xb, yb): ...
 
@@ -525,7 +525,7 @@ def _dim0(model, x, y):
 
 
 def test_14_accuracy_checks_no_grad_and_names_dtype_and_shape_slips(said):
-    check = lesson14.check_accuracy
+    check = lesson17.check_accuracy
 
     def stub(model, x, y): ...
 

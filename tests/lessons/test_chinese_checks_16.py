@@ -2,123 +2,156 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
-from labkit import lesson16
+from labkit.lesson16 import check_hvp, check_jacobian, check_jvp
 from test_chinese_lessons import chinese_only
 from test_lesson16 import (
-    _assign_tensor,
-    _broken,
-    _carried_over,
-    _counter,
-    _eval_too,
-    _frozen_copy,
-    _kept,
-    _nbytes,
-    _new_parameters,
-    _no_grad_forward,
-    _params,
-    _ran_backward,
-    _reinitialised,
-    _sizes_only,
-    _stale,
-    _too_much,
-    _unbound,
-    _unique,
-    _zero_hooks,
+    _accumulated_hvp,
+    _accumulated_rows,
+    _by_jvp,
+    _cheaper,
+    _columns,
+    _dual_jvp,
+    _finite_differences,
+    _fixed_sizes,
+    _gradient,
+    _hessian_by_rows,
+    _hvp,
+    _no_passes,
+    _ones_vjp,
+    _row_sums,
+    _rows,
+    _trick_jvp,
+    _trick_per_column,
 )
 
 import minigrad as mg
 
-COUNT = lesson16.check_count_saved_bytes
-FREEZE = lesson16.check_freeze_first_layer
 
-
-def _solution(model, x):
-    total = 0
-
-    def pack(t):
-        nonlocal total
-        total += _nbytes(t)
-        return t.detach()
-
-    with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        out = model(x)
-    return out, total
-
-
-WRONG_COUNTERS = {
-    "ellipsis": (..., "还是 `...`"),
-    "not callable": (3, "应该是一个函数"),
-    "unbound total": (_unbound, "nonlocal total"),
-    "element_size": (_counter(lambda t: t.numel() * t.element_size()), "t.dtype.itemsize"),
-    "returns None": (lambda m, x: None, "返回了 None"),
-    "only the output": (lambda m, x: m(x), "只返回了输出"),
-    "wrong way round": (lambda m, x: (3, m(x)), "顺序反了"),
-    "tensor total": (_counter(lambda t: _nbytes(t) * mg.tensor(1)), "Python 数"),
-    "no hooks": (_counter(_nbytes, hooks=False), "没有经过你的钩子"),
-    "parameters": (_params, "没有经过你的钩子"),
-    "no grad": (_counter(_nbytes, grad=False), "no_grad"),
-    "elements": (_counter(lambda t: t.numel()), "元素个数"),
-    "tensor count": (_counter(lambda t: 1), "张量的个数"),
-    "zero": (_counter(lambda t: 0), "total 为 0"),
-    "twice": (_counter(lambda t: 2 * _nbytes(t)), "两倍"),
-    "grad only": (_counter(lambda t: _nbytes(t) if t.requires_grad else 0), "输入 x"),
-    "4 bytes": (_counter(lambda t: t.numel() * 4), "写死"),
-    "unique": (_unique, "只算了一次"),
-    "carried over": (_carried_over, "初始化为 0"),
-    "sizes only": (_sizes_only, "不只是它的大小"),
-    "wrong unpack": (_counter(_nbytes, unpack=lambda t: t * 2), "梯度不同"),
-    "ran backward": (_ran_backward, "只应运行前向传播"),
-    "keeps t": (_counter(_nbytes, keep=lambda t: t), "保存了张量本身"),
-}
-
-
-def test_16_counter_solution_in_chinese(chinese, said):
-    out = said(COUNT, _solution)
-    assert out.startswith("✓ 统计保存的字节数："), out
+def passed(out: str) -> bool:
     chinese_only(out)
+    return out.startswith("✓")
 
 
-@pytest.mark.parametrize("slip", WRONG_COUNTERS)
-def test_16_counter_slips_in_chinese(slip, chinese, said):
-    _kept[0] = 0
-    answer, words = WRONG_COUNTERS[slip]
-    out = said(COUNT, answer)
-    assert out.startswith("✗ 统计保存的字节数") and words in out, out
+def failed_with(out: str, *words: str) -> bool:
     chinese_only(out)
+    return out.startswith("✗") and all(word in out for word in words)
 
 
-WRONG_FREEZES = {
-    "ellipsis": (..., "还是 `...`"),
-    "not callable": (3, "应该是一个函数"),
-    "nothing": (lambda m: None, "还什么都没有冻结"),
-    "no_grad": (_no_grad_forward, "requires_grad 仍为 True"),
-    "zero gradients": (_zero_hooks, "零梯度也是梯度"),
-    "eval": (lambda m: m[0].eval(), "eval() 什么也冻结不了"),
-    "eval too": (_eval_too, "整个模型"),
-    "weight only": (lambda m: m[0].weight.requires_grad_(False), "0.bias 仍然需要梯度"),
-    "everything": (lambda m: m.requires_grad_(False), "所有参数都被冻结"),
-    "wrong layer": (lambda m: m[2].requires_grad_(False), "2.weight 和 2.bias"),
-    "too much": (_too_much, "也被冻结了"),
-    "assign tensor": (_assign_tensor, "nn.Parameter"),
-    "new parameters": (_new_parameters, "新的张量"),
-    "computed tensor": (lambda m: m[0].weight.t().requires_grad_(False), "计算出来的张量"),
-    "reinitialised": (_reinitialised, "改变了参数的值"),
-    "frozen copy": (_frozen_copy, "另一个模型"),
-    "stale grad": (_stale, "0.weight 有 .grad"),
-    "raises": (_broken, "抛出了 KeyError"),
-}
+# --- the forward-mode exercise -----------------------------------------------------------------
 
 
-def test_16_freeze_solution_in_chinese(chinese, said):
-    out = said(FREEZE, lambda m: m[0].requires_grad_(False))
-    assert out.startswith("✓ 冻结第一层：") and "8 个减少到 5 个" in out, out
-    chinese_only(out)
+def test_17_jvp_in_chinese(chinese, said):
+    assert passed(said(check_jvp, _dual_jvp))
+    assert failed_with(said(check_jvp, _trick_jvp), "跑了 2 次反向传播", "反向模式")
+    assert failed_with(said(check_jvp, _finite_differences), "没有对偶张量", "有限差分")
+    library = said(check_jvp, lambda f, x, v: mg.func.jvp(f, (x,), (v,)))
+    assert failed_with(library, "库函数干的")
 
 
-@pytest.mark.parametrize("slip", WRONG_FREEZES)
-def test_16_freeze_slips_in_chinese(slip, chinese, said):
-    answer, words = WRONG_FREEZES[slip]
-    out = said(FREEZE, answer)
-    assert out.startswith("✗ 冻结第一层") and words in out, out
-    chinese_only(out)
+# --- exercise 2: a Jacobian, the cheaper way ---------------------------------------------------
+
+
+def test_17_jacobian_solution_in_chinese(chinese, said):
+    out = said(check_jacobian, _cheaper())
+    assert passed(out) and "雅可比矩阵，走更省的方向" in out and "「宽」的 f 按行" in out
+
+
+def test_17_jacobian_stub_and_non_answers_in_chinese(chinese, said):
+    def stub(f, x): ...
+
+    assert failed_with(said(check_jacobian, stub), "还是 `...`", "卡住了？运行 `hint()`")
+    assert failed_with(said(check_jacobian, 3), "应当是函数")
+    assert failed_with(said(check_jacobian, lambda f, x: "J"), "你返回的是 str")
+
+
+def test_17_jacobian_the_costlier_direction_in_chinese(chinese, said):
+    assert failed_with(said(check_jacobian, _rows), "「高」的 f", "按行算的", "这里按列更省")
+    assert failed_with(said(check_jacobian, _columns), "「宽」的 f", "按列算的", "这里按行更省")
+    assert failed_with(said(check_jacobian, _cheaper(_trick_per_column)), "每列两次", "总共 3 次")
+    assert failed_with(said(check_jacobian, _cheaper(_by_jvp)), "来自前向模式", "双重反向技巧")
+
+
+def test_17_jacobian_library_and_formulas_in_chinese(chinese, said):
+    library = said(check_jacobian, lambda f, x: mg.autograd.functional.jacobian(f, x))
+    assert failed_with(library, "mg.autograd.functional.jacobian 干的")
+    assert failed_with(said(check_jacobian, _no_passes), "一次反向传播都没有运行")
+
+
+def test_17_jacobian_wrong_matrices_in_chinese(chinese, said):
+    assert failed_with(said(check_jacobian, lambda f, x: _cheaper()(f, x).T), "转置")
+    listed = said(check_jacobian, _cheaper(lambda f, x: _columns(f, x, stack=False)))
+    assert failed_with(listed, "转置", "dim=1")
+    assert failed_with(said(check_jacobian, _accumulated_rows), "累积")
+    assert failed_with(said(check_jacobian, _ones_vjp), "全为 1")
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"retain": False}, ["retain_graph=True", "释放"]),
+        ({"create_graph": False}, ["create_graph=True", "自己建出计算图"]),
+        ({"u_grad": False}, ["requires_grad=True", "哑变量 u"]),
+    ],
+)
+def test_17_jacobian_errors_explained_in_chinese(chinese, said, options, words):
+    out = said(check_jacobian, _cheaper(lambda f, x: _columns(f, x, **options)))
+    assert failed_with(out, "抛出了 RuntimeError", *words)
+
+
+def test_17_jacobian_fixed_sizes_in_chinese(chinese, said):
+    assert failed_with(said(check_jacobian, _fixed_sizes), "IndexError", "不要写死")
+
+
+# --- exercise 2: a Hessian-vector product ------------------------------------------------------
+
+
+def test_17_hvp_solution_in_chinese(chinese, said):
+    out = said(check_hvp, _hvp)
+    assert passed(out) and "黑塞-向量积" in out and "两次反向传播" in out
+
+
+def test_17_hvp_stub_and_formula_in_chinese(chinese, said):
+    def stub(f, x, v): ...
+
+    assert failed_with(said(check_hvp, stub), "还是 `...`", "应当返回 Hv")
+    assert failed_with(said(check_hvp, lambda f, x, v: mg.zeros(3)), "一次反向传播都没有运行")
+
+
+def test_17_hvp_the_whole_hessian_in_chinese(chinese, said):
+    library = said(check_hvp, lambda f, x, v: mg.autograd.functional.hessian(f, x) @ v)
+    assert failed_with(library, "整个黑塞矩阵（8×8）", "9 次")
+    assert failed_with(said(check_hvp, _hessian_by_rows), "8 个输入你的函数跑了 9 次反向传播")
+
+    products = said(check_hvp, lambda f, x, v: mg.autograd.functional.vhp(f, x, v)[1])
+    assert failed_with(products, "mg.autograd.functional.vhp 干的")
+
+
+def test_17_hvp_wrong_vectors_in_chinese(chinese, said):
+    assert failed_with(said(check_hvp, _gradient), "这是梯度 g")
+    assert failed_with(said(check_hvp, lambda f, x, v: _gradient(f, x, v) * v), "逐元素相乘")
+    assert failed_with(said(check_hvp, _row_sums), "H·1")
+    with warnings.catch_warnings():  # backward(create_graph=True) warns of a reference cycle
+        warnings.simplefilter("ignore")
+        assert failed_with(said(check_hvp, _accumulated_hvp), "g + Hv")
+
+    assert failed_with(said(check_hvp, lambda f, x, v: 2 * _hvp(f, x, v)), "个元素不对")
+    longer = said(check_hvp, lambda f, x, v: mg.tensor(_hvp(f, x, v).numpy().tolist() + [0.0]))
+    assert failed_with(longer, "形状为 (8,)")
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (lambda f, x, v: mg.autograd.grad(mg.autograd.grad(f(x), x)[0], x, v)[0], ["create_graph"]),
+        (
+            lambda f, x, v: mg.autograd.grad(mg.autograd.grad(f(x), x, create_graph=True)[0], x)[0],
+            ["grad_outputs="],
+        ),
+        (lambda f, x, v: _hvp(f, x, v[:3]), ["形状必须"]),
+    ],
+)
+def test_17_hvp_errors_explained_in_chinese(chinese, said, answer, words):
+    assert failed_with(said(check_hvp, answer), "抛出了 RuntimeError", *words)

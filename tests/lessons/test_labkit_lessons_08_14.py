@@ -1,4 +1,4 @@
-"""The exercise checks of lessons 08-14: the right answer passes, typical wrong ones get told why.
+"""The exercise checks of lessons 08-17: the right answer passes, typical wrong ones get told why.
 
 Each wrong answer below is one a learner is likely to write (the misconception the lesson is
 about); the test pins down that its check names that misconception, not just "incorrect".
@@ -7,7 +7,7 @@ about); the test pins down that its check names that misconception, not just "in
 from __future__ import annotations
 
 import numpy as np
-from labkit import lesson08, lesson09, lesson10, lesson11, lesson12, lesson13, lesson14
+from labkit import lesson08, lesson09, lesson10, lesson11, lesson12, lesson13, lesson17
 
 import minigrad as mg
 from minigrad.autograd import Function
@@ -30,8 +30,8 @@ def test_unanswered_exercises_ask_to_be_filled_in(said):
         lesson12.check_count_dependencies,
         lesson12.check_topological_order,
         lesson13.check_predictions,
-        lesson14.check_train_step,
-        lesson14.check_accuracy,
+        lesson17.check_train_step,
+        lesson17.check_accuracy,
     ):
         out = said(check, ...)
         assert out.startswith("✗") and "still `...`" in out, check.__name__
@@ -350,11 +350,11 @@ def _step(zero=True, backward=True, update=True, as_float=True):
 
 
 def test_14_train_step(said):
-    assert passed(said(lesson14.check_train_step, _step()))
-    assert "gradients accumulate" in said(lesson14.check_train_step, _step(zero=False))
-    assert "did not change" in said(lesson14.check_train_step, _step(update=False))
-    assert "did not change" in said(lesson14.check_train_step, _step(backward=False))
-    assert "loss.item()" in said(lesson14.check_train_step, _step(as_float=False))
+    assert passed(said(lesson17.check_train_step, _step()))
+    assert "gradients accumulate" in said(lesson17.check_train_step, _step(zero=False))
+    assert "did not change" in said(lesson17.check_train_step, _step(update=False))
+    assert "did not change" in said(lesson17.check_train_step, _step(backward=False))
+    assert "loss.item()" in said(lesson17.check_train_step, _step(as_float=False))
 
 
 def test_14_accuracy(said):
@@ -362,10 +362,10 @@ def test_14_accuracy(said):
         with mg.no_grad():
             return float((model(x).argmax(dim=1).numpy() == y.numpy()).mean())
 
-    assert passed(said(lesson14.check_accuracy, right))
-    assert "percentage" in said(lesson14.check_accuracy, lambda m, x, y: 100 * right(m, x, y))
-    assert "error rate" in said(lesson14.check_accuracy, lambda m, x, y: 1 - right(m, x, y))
+    assert passed(said(lesson17.check_accuracy, right))
+    assert "percentage" in said(lesson17.check_accuracy, lambda m, x, y: 100 * right(m, x, y))
+    assert "error rate" in said(lesson17.check_accuracy, lambda m, x, y: 1 - right(m, x, y))
     assert "Python float" in said(
-        lesson14.check_accuracy, lambda m, x, y: mg.tensor(right(m, x, y))
+        lesson17.check_accuracy, lambda m, x, y: mg.tensor(right(m, x, y))
     )
-    assert "dim 1" in said(lesson14.check_accuracy, lambda m, x, y: 0.5)
+    assert "dim 1" in said(lesson17.check_accuracy, lambda m, x, y: 0.5)

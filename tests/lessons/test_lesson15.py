@@ -1,26 +1,29 @@
-"""Lesson 15 (broadcasting and gradients): its frame, and every answer its two checks foresee.
+"""Lesson 15 (memory): its frame, its hints, and the answers its two checks give.
 
-Each wrong answer below is one a learner would plausibly write; the check must name its mistake
-(never a traceback). The model of exercise 2 is read from the notebook itself, so the notebook's
-buggy `init_params` and the check's reference cannot drift apart.
+The saved-bytes counter must be a pack/unpack pair the forward goes through (the check's own outer
+pair sees nothing then) whose unpack gives the tensor back; the freeze must switch requires_grad
+itself. Each slip a learner is likely to make is pinned to the words of its message, and the
+notebook's own solutions (and their learner-copy stubs) are run through the checks.
 """
 
 from __future__ import annotations
 
-import ast
-import random
+import copy
+import importlib.util
+import re
+import sys
 from pathlib import Path
 
 import nbformat
-import numpy as np
 import pytest
-import torch
 from labkit import hints, lesson15
 
 import minigrad as mg
 
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "15_broadcasting_and_gradients.ipynb"
-SUM_TO_SIZE = mg.Tensor.sum_to_size  # the check spies on it while the learner's function runs
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = ROOT / "notebooks" / "15_memory.ipynb"
+COUNT = lesson15.check_count_saved_bytes
+FREEZE = lesson15.check_freeze_first_layer
 
 
 def passed(out: str) -> bool:
@@ -33,330 +36,333 @@ def failed_with(out: str, *words: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def cells() -> list:
-    return nbformat.read(NOTEBOOK, as_version=4).cells
+def nb() -> nbformat.NotebookNode:
+    return nbformat.read(NOTEBOOK, as_version=4)
 
 
-def _definitions(source: str, notebook: Path) -> dict:
-    """Run only the function definitions of a cell (not its training loop)."""
-    tree = ast.parse(source)
-    tree.body = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+def _solutions(nb: nbformat.NotebookNode) -> list[str]:
+    return [c.source for c in nb.cells if "solution" in c.metadata.get("tags", [])]
+
+
+def _run(source: str) -> dict:
     namespace = {"mg": mg}
-    exec(compile(tree, str(notebook), "exec"), namespace)
+    exec(compile(source, "<solution cell>", "exec"), namespace)
     return namespace
 
 
-def notebook_model(cells: list, notebook: Path) -> dict:
-    """A lesson's buggy model (init_params, predict) and its solution (init_params_fixed)."""
-    (given,) = [c.source for c in cells if "def init_params(" in c.source]
-    (solution,) = [c.source for c in cells if "def init_params_fixed(" in c.source]
-    return {**_definitions(given, notebook), **_definitions(solution, notebook)}
+def _counter(pack_body, *, unpack=lambda t: t, hooks=True, grad=True, keep=lambda t: t.detach()):
+    """A count_saved_bytes whose pack adds pack_body(t) to a fresh total and returns keep(t)."""
+
+    def count(model, x):
+        total = [0]
+
+        def pack(t):
+            total[0] += pack_body(t)
+            return keep(t)
+
+        with mg.set_grad_enabled(grad):
+            if not hooks:
+                return model(x), 0
+            with mg.autograd.graph.saved_tensors_hooks(pack, unpack):
+                out = model(x)
+        return out, total[0]
+
+    return count
 
 
-@pytest.fixture(scope="module")
-def model(cells) -> dict:
-    """The notebook's buggy model (init_params, predict) and its solution (init_params_fixed)."""
-    return notebook_model(cells, NOTEBOOK)
+def _nbytes(t):
+    return t.numel() * t.dtype.itemsize
 
 
-# --- the frame: hints, the import cell, the hint reminder, "Next:" ----------------------------
+def _unbound(model, x):
+    total = 0
+
+    def pack(t):
+        total += _nbytes(t)  # noqa: F823, F841 - the slip under test
+        return t
+
+    with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = model(x)
+    return out, total
 
 
-@pytest.mark.parametrize("check", [lesson15.check_sum_to_shape, lesson15.check_fixed_model])
-def test_unanswered_says_still_ellipsis_and_offers_a_hint(check, said):
-    out = said(check, ...) if check is lesson15.check_sum_to_shape else said(check, ..., print)
-    assert failed_with(out, "still `...`", "Stuck? Run `hint()`"), out
-    exercise = hints._last[0]
-    assert 1 <= len(hints.HINTS[exercise]) <= 3
-    assert hints.LESSON_OF[exercise] == "15"
+def _params(model, x):
+    return model(x), sum(_nbytes(p) for p in model.parameters())
 
 
-def test_lesson_frame(cells):
-    code = [c.source for c in cells if c.cell_type == "code"]
-    markdown = [c.source for c in cells if c.cell_type == "markdown"]
-    assert "from labkit import hint, lesson15" in code[0]
+def _unique(model, x):
+    seen = {}
+
+    def pack(t):
+        seen[id(t)] = t  # kept alive here, so no id is reused
+        return t.detach()
+
+    with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = model(x)
+    return out, sum(_nbytes(t) for t in seen.values())
+
+
+_kept = [0]  # _carried_over's running total: set it to 0 before a test uses it
+
+
+def _carried_over(model, x):
+    def pack(t):
+        _kept[0] += _nbytes(t)
+        return t.detach()
+
+    with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = model(x)
+    return out, _kept[0]
+
+
+def _sizes_only(model, x):
+    total = [0]
+
+    def pack(t):
+        total[0] += _nbytes(t)
+        return _nbytes(t)
+
+    with mg.autograd.graph.saved_tensors_hooks(pack, lambda n: n):
+        out = model(x)
+    return out, total[0]
+
+
+def _ran_backward(model, x):
+    out, total = _counter(_nbytes)(model, x)
+    out.sum().backward()
+    return out, total
+
+
+# --- the frame --------------------------------------------------------------------------------
+
+
+def test_frame_imports_hint_reminds_once_and_points_to_17(nb):
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    assert nb.cells[0].source.startswith("# 15 · ")
+    assert re.search(r"from labkit import hint, lesson15\b", code[0])
+    assert "import minigrad as mg" in code[0] and "import torch" in code[0]
     reminders = [m for m in markdown if "`hint()`" in m]
     assert len(reminders) == 1 and "one at a time" in reminders[0]
-    assert markdown[-1].startswith("## Summary") and "Next: **16" in markdown[-1]
-    assert cells[0].source.startswith("# 15 · ")
+    assert "Exercise 1" in reminders[0]
+    assert markdown[-1].startswith("## Summary") and "Next: **16 ·" in markdown[-1]
+    assert all("import minigrad as torch" not in source for source in code)
 
 
-def test_learner_copy_stubs_say_still_ellipsis(said):
-    def sum_to_shape(grad, shape): ...  # what make_student_copies leaves
-
-    def init_params_fixed(seed): ...
-
-    assert failed_with(said(lesson15.check_sum_to_shape, sum_to_shape), "still `...`")
-    assert failed_with(said(lesson15.check_fixed_model, init_params_fixed, print), "still `...`")
-
-
-# --- exercise 1: sum_to_shape ------------------------------------------------------------------
+@pytest.mark.parametrize("check", [COUNT, FREEZE], ids=["counter", "freeze"])
+def test_each_exercise_has_hints_and_answers_the_ellipsis(check, said):
+    out = said(check, ...)
+    assert failed_with(out, "still `...`", "Stuck? Run `hint()`")
+    exercise = hints._last[0]
+    assert 1 <= len(hints.HINTS[exercise]) <= 3 and hints.LESSON_OF[exercise] == "15"
 
 
-def right(grad, shape):
-    lead = grad.dim() - len(shape)
-    if lead:
-        grad = grad.sum(dim=tuple(range(lead)))
-    ones = tuple(i for i, s in enumerate(shape) if s == 1 and grad.shape[i] != 1)
-    return grad.sum(dim=ones, keepdim=True) if ones else grad
-
-
-def _dims(grad, shape):
-    lead = grad.dim() - len(shape)
-    return tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1
+def test_the_notebooks_solutions_pass_and_their_stubs_say_still(nb, said):
+    spec = importlib.util.spec_from_file_location(
+        "make_student_copies", ROOT / "scripts" / "make_student_copies.py"
     )
+    students = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("make_student_copies", students)
+    spec.loader.exec_module(students)
+    counter_cell, freeze_cell = _solutions(nb)
+    assert passed(said(COUNT, _run(counter_cell)["count_saved_bytes"]))
+    assert passed(said(FREEZE, _run(freeze_cell)["freeze_first_layer"]))
+    stubbed = _run(students.strip_solutions(counter_cell))["count_saved_bytes"]
+    assert failed_with(said(COUNT, stubbed), "returned None", "still `...`")
+    stubbed = _run(students.strip_solutions(freeze_cell))["freeze_first_layer"]
+    assert failed_with(said(FREEZE, stubbed), "nothing is frozen", "still `...`")
 
 
-def keeps_leading_dims(grad, shape):
-    dims = _dims(grad, shape)
-    return grad.sum(dim=dims, keepdim=True) if dims else grad
+# --- exercise 1: the saved-bytes counter ---------------------------------------------------------
 
 
-def drops_size_one_dims(grad, shape):
-    dims = _dims(grad, shape)
-    return grad.sum(dim=dims) if dims else grad
+def test_counter_accepts_other_correct_forms(said):
+    assert passed(said(COUNT, _counter(_nbytes)))
+    assert passed(said(COUNT, _counter(_nbytes, unpack=lambda t: t.clone())))
+    in_a_tuple = _counter(_nbytes, keep=lambda t: (t.detach(), _nbytes(t)), unpack=lambda p: p[0])
+    assert passed(said(COUNT, in_a_tuple))
 
 
-def sums_empty_dims(grad, shape):  # sum(dim=()) sums everything
-    lead = grad.dim() - len(shape)
-    grad = grad.sum(dim=tuple(range(lead)))
-    ones = tuple(i for i, s in enumerate(shape) if s == 1 and grad.shape[i] != 1)
-    return grad.sum(dim=ones, keepdim=True)
+def test_counter_must_not_keep_the_tensor_itself(said):
+    for keep in (lambda t: t, lambda t: (t, _nbytes(t))):
+        unpack = (lambda p: p[0]) if keep(mg.ones(1)).__class__ is tuple else (lambda t: t)
+        out = said(COUNT, _counter(_nbytes, keep=keep, unpack=unpack))
+        assert failed_with(out, "keeps the tensor itself", "t.detach()")
 
 
-def averages(grad, shape):
-    dims = _dims(grad, shape)
-    return grad.mean(dim=dims, keepdim=True).reshape(shape) if dims else grad
+def test_counter_names_python_and_api_slips(said):
+    assert failed_with(said(COUNT, _unbound), "UnboundLocalError", "nonlocal total")
+    element_size = _counter(lambda t: t.numel() * t.element_size())
+    assert failed_with(said(COUNT, element_size), "no `element_size`", "t.dtype.itemsize")
+    assert failed_with(said(COUNT, lambda m, x: None), "returned None", "still `...`")
+    assert failed_with(said(COUNT, lambda m, x: m(x)), "only the output", "(out, total)")
+    assert failed_with(said(COUNT, lambda m, x: (3, m(x))), "wrong way round")
+    tensor_total = _counter(lambda t: t.numel() * t.dtype.itemsize * mg.tensor(1))
+    assert failed_with(said(COUNT, tensor_total), "Python number")
 
 
-def uses_the_builtin(grad, shape):
-    return grad.sum_to_size(shape)
+def test_counter_must_use_hooks_around_a_recorded_forward(said):
+    assert failed_with(said(COUNT, _counter(_nbytes, hooks=False)), "did not go through your hooks")
+    assert failed_with(said(COUNT, _params), "did not go through your hooks")
+    assert failed_with(said(COUNT, _counter(_nbytes, grad=False)), "no_grad")
 
 
-def aligns_from_the_left(grad, shape):
-    ones = tuple(i for i, s in enumerate(shape) if s == 1 and grad.shape[i] != 1)
-    if ones:
-        grad = grad.sum(dim=ones, keepdim=True)
-    lead = grad.dim() - len(shape)
-    return grad.sum(dim=tuple(range(lead))) if lead else grad
+def test_counter_names_each_wrong_total(said):
+    assert failed_with(said(COUNT, _counter(lambda t: t.numel())), "elements, not bytes")
+    assert failed_with(said(COUNT, _counter(lambda t: 1)), "number of saved tensors")
+    assert failed_with(said(COUNT, _counter(lambda t: 0)), "total is 0", "nonlocal")
+    assert failed_with(said(COUNT, _counter(lambda t: 2 * _nbytes(t))), "twice")
+    grad_only = _counter(lambda t: _nbytes(t) if t.requires_grad else 0)
+    assert failed_with(said(COUNT, grad_only), "do not require grad")
+    four = _counter(lambda t: t.numel() * 4)
+    assert failed_with(said(COUNT, four), "float64", "hard-coded", "itemsize")
+    assert failed_with(said(COUNT, _unique), "each tensor once", "every call to pack")
 
 
-def zeroes_its_argument(grad, shape):
-    out = right(grad, shape).clone()
-    grad.zero_()
-    return out
+def test_counter_must_start_from_zero_each_call(said):
+    _kept[0] = 0
+    assert failed_with(said(COUNT, _carried_over), "calling it again", "start the total at 0")
 
 
-def returns_numpy(grad, shape):
-    return right(grad, shape).numpy()
+def test_counter_backward_must_run_through_unpack(said):
+    assert failed_with(said(COUNT, _sizes_only), "`unpack` must give back", "not only its size")
+    wrong = _counter(_nbytes, unpack=lambda t: t * 2)
+    assert failed_with(said(COUNT, wrong), "gradients through your hooks differ")
+    assert failed_with(said(COUNT, _ran_backward), "only run the forward")
 
 
-def calls_torch(grad, shape):
-    return torch.sum(grad)
+# --- exercise 2: freezing the first layer --------------------------------------------------------
 
 
-def reshapes(grad, shape):
-    return grad.reshape(shape)
+def _freeze_with_flag(model):
+    for p in model[0].parameters():
+        p.requires_grad = False
 
 
-def remembers_the_hand_picked_cases(grad, shape):
-    """A table of the fixed cases' shapes: right there, wrong on anything new."""
-    known = {big_small[1] for big_small in lesson15.SUM_TO_SHAPE_CASES}
-    if tuple(shape) in known and grad.dim() <= 3:
-        return right(grad, shape)
-    return grad
-
-
-def test_the_right_answer_passes(said):
-    out = said(lesson15.check_sum_to_shape, right)
-    assert passed(out) and "40 fresh random" in out, out
-
-
-@pytest.mark.parametrize(
-    "answer, words",
-    [
-        (keeps_leading_dims, ["leading dims are still there as 1s", "(3,)"]),
-        (drops_size_one_dims, ["size-1 dims were dropped", "keepdim=True"]),
-        (sums_empty_dims, ["everything was summed", "EMPTY tuple"]),
-        (averages, ["averaged", "ADD up"]),
-        (uses_the_builtin, ["the answers are right", "sum_to_size"]),
-        (aligns_from_the_left, ["(4, 2, 3)", "Line the shapes up from the right"]),
-        (zeroes_its_argument, ["changed `grad` in place"]),
-        (returns_numpy, ["numpy.ndarray", "return a minigrad tensor"]),
-        (calls_torch, ["real PyTorch function", "Use minigrad"]),
-        (reshapes, ["raised RuntimeError", "(2, 3)"]),
-        ("not a function", ["should be a function"]),
-    ],
-    ids=lambda a: getattr(a, "__name__", None),
-)
-def test_each_wrong_answer_gets_its_message(said, answer, words):
-    out = said(lesson15.check_sum_to_shape, answer)
-    assert failed_with(out, *words), out
-    assert mg.Tensor.sum_to_size is SUM_TO_SIZE  # the spy is gone, whatever happened
-    assert mg.ones(2, 3).sum_to_size(3).tolist() == [2.0, 2.0, 2.0]
-
-
-def test_a_table_of_the_hand_picked_cases_fails_on_fresh_pairs(said):
-    out = said(lesson15.check_sum_to_shape, remembers_the_hand_picked_cases)
-    assert failed_with(out, "you returned shape"), out
-
-
-def test_the_random_pairs_are_broadcast_pairs_with_leading_and_size_one_dims():
-    rng = random.Random(5)
-    pairs = [lesson15._random_pair(rng) for _ in range(200)]
-    for big, small in pairs:
-        assert np.broadcast_shapes(small, big) == big
-    assert any(len(small) < len(big) for big, small in pairs)
-    assert any(s == 1 and b != 1 for big, small in pairs for s, b in zip(small[::-1], big[::-1]))
-    assert any(small == () for _, small in pairs)
-    assert len(set(pairs)) > 50  # fresh shapes, not a handful repeated
-
-
-# --- exercise 2: the silent bias --------------------------------------------------------------
-
-
-def test_the_notebook_solution_passes_and_its_buggy_model_is_recognised(said, model):
-    out = said(lesson15.check_fixed_model, model["init_params_fixed"], model["predict"])
-    assert passed(out), out
-    out = said(lesson15.check_fixed_model, model["init_params"], model["predict"])
-    assert failed_with(out, "b still has shape (3, 1), the bug", "(3, 3)", ".mean()"), out
-
-
-def test_the_notebook_model_and_the_check_reference_agree(model):
-    """The check's reference is the notebook's init_params with b flattened, draw for draw."""
-    for seed in (0, 7):
-        params = model["init_params"](seed)
-        reference = lesson15._reference_values(seed)
-        assert tuple(params["b"].shape) == (3, 1)
-        for name, want in reference.items():
-            assert np.allclose(params[name].detach().numpy().reshape(-1), want.reshape(-1))
-
-
-def _variant(model, **change):
-    """init_params_fixed with some parameters replaced, each made by change[name](params)."""
-
-    def init(seed):
-        params = model["init_params_fixed"](seed)
-        for name, make in change.items():
-            params[name] = make(params)
-        return params
-
-    return init
-
-
-def _reshaped_bias(model):
-    """init_params with b reshaped to (3,) after it is made: no longer a leaf."""
-
-    def init(seed):
-        params = model["init_params"](seed)
-        params["b"] = params["b"].reshape(3)
-        return params
-
-    return init
-
-
-def _averaged(model):
-    """predict with its (3, 3) result averaged away."""
-    return lambda params, x: model["predict"](params, x).mean()
-
-
-def _flat_predict(params, x):
-    hidden = (params["W"] @ x + params["b"].reshape(3)).tanh()
-    return params["v"] @ hidden + params["c"]
-
-
-def _relu_predict(params, x):
-    hidden = (params["W"] @ x + params["b"]).relu()
-    return params["v"] @ hidden + params["c"]
-
-
-def _raises(params, x):
-    return params["W"] @ x.unsqueeze(0)
-
-
-def _three_numbers(params, x):
-    return (params["W"] @ x + params["b"]).tanh()
-
-
-def test_a_reshaped_bias_is_not_a_leaf(said, model):
-    out = said(lesson15.check_fixed_model, _reshaped_bias(model), model["predict"])
-    assert failed_with(out, "params['b'] is not a leaf", "ViewBackward0"), out
-
-
-def test_a_detached_reshaped_bias_is_a_fine_fix(said, model):
-    buggy = model["init_params"]
-
-    def init(seed):
-        params = buggy(seed)
-        params["b"] = params["b"].detach().reshape(3).requires_grad_()
-        return params
-
-    assert passed(said(lesson15.check_fixed_model, init, model["predict"]))
+def _freeze_with_detach_(model):
+    model[0].weight.detach_()
+    model[0].bias.detach_()
 
 
 @pytest.mark.parametrize(
-    "change, words",
-    [
-        (
-            {"b": lambda p: mg.zeros(3, requires_grad=True)},
-            ["changes more than b's shape", "b differs"],
-        ),
-        (
-            {"b": lambda p: p["b"].detach().reshape(1, 3).requires_grad_()},
-            ["b has shape (1, 3)", "nn.Linear(2, 3).bias"],
-        ),
-        (
-            {"c": lambda p: mg.zeros(1, requires_grad=True)},
-            ["changes more than b's shape", "c differs"],
-        ),
-        ({"W": lambda p: p["W"].detach()}, ["params['W'] does not require grad"]),
-        ({"v": lambda p: torch.zeros(3, requires_grad=True)}, ["torch.Tensor", "minigrad tensor"]),
-    ],
+    "freeze",
+    [lambda m: m[0].requires_grad_(False), _freeze_with_flag, _freeze_with_detach_],
+    ids=["module requires_grad_", "flag per parameter", "detach_ on the leaves"],
 )
-def test_other_changes_to_the_parameters(said, model, change, words):
-    out = said(lesson15.check_fixed_model, _variant(model, **change), model["predict"])
-    assert failed_with(out, *words), out
+def test_freeze_accepts_every_way_of_switching_the_flag(freeze, said):
+    out = said(FREEZE, freeze)
+    assert passed(out) and "8 -> 5" in out
 
 
-def test_no_seed_means_different_parameters(said, model):
-    def init(seed):
-        return model["init_params_fixed"](0)
+def _no_grad_forward(model):
+    layer, forward = model[0], model[0].forward
 
-    out = said(lesson15.check_fixed_model, init, model["predict"])
-    assert failed_with(out, "changes more than b's shape", "mg.manual_seed(seed)"), out
+    def run(x):
+        with mg.no_grad():
+            return forward(x)
 
-
-def test_hiding_the_bug_in_predict_is_recognised(said, model):
-    out = said(lesson15.check_fixed_model, model["init_params"], _averaged(model))
-    assert failed_with(out, "sums or averages the (3, 3) result away"), out
+    layer.forward = run
 
 
-def test_working_around_the_bug_in_predict_is_told_to_fix_b(said, model):
-    out = said(lesson15.check_fixed_model, model["init_params"], _flat_predict)
-    assert failed_with(out, "predict gives the right numbers", "fix the bug where it is made"), out
+def _zero_hooks(model):
+    for p in model[0].parameters():
+        p.register_hook(lambda g: g * 0)
 
 
-def test_a_different_predict_gets_wrong_gradients(said, model):
-    out = said(lesson15.check_fixed_model, model["init_params_fixed"], _relu_predict)
-    assert failed_with(out, "from the correct model's", "Did predict change?"), out
+def _eval_too(model):
+    model.eval()
+    model[0].requires_grad_(False)
+
+
+def _too_much(model):
+    model[0].requires_grad_(False)
+    model[2].requires_grad_(False)
+
+
+def _assign_tensor(model):
+    model[0].weight = model[0].weight.detach()
+
+
+def _new_parameters(model):
+    layer = model[0]
+    layer.weight = mg.nn.Parameter(layer.weight.data, requires_grad=False)
+    layer.bias = mg.nn.Parameter(layer.bias.data, requires_grad=False)
+
+
+def _reinitialised(model):
+    model[0].reset_parameters()
+    model[0].requires_grad_(False)
+
+
+def _frozen_copy(model):
+    other = copy.deepcopy(model)
+    other[0].requires_grad_(False)
+    return other
+
+
+def _stale(model):
+    model[0].requires_grad_(False)
+    model[0].weight.grad = mg.zeros_like(model[0].weight)
+
+
+def _broken(model):
+    raise KeyError("layer")
+
+
+def _data_forward(model):
+    layer = model[0]
+    layer.forward = lambda x: mg.nn.functional.linear(x, layer.weight.data, layer.bias.data)
+
+
+def _detaching_hook(model):
+    model[0].register_forward_hook(lambda module, inputs, output: output.detach())
 
 
 @pytest.mark.parametrize(
-    "init, words",
-    [
-        (lambda seed: [1, 2], ["a dict with the keys"]),
-        (lambda seed: {"W": 1}, ["a dict with the keys", "['W']"]),
-        (lambda seed: 1 / 0, ["init_params_fixed(", "raised ZeroDivisionError"]),
-    ],
+    "trick", [_no_grad_forward, _data_forward, _detaching_hook], ids=["no_grad", ".data", "detach"]
 )
-def test_broken_init_functions(said, model, init, words):
-    out = said(lesson15.check_fixed_model, init, model["predict"])
-    assert failed_with(out, *words), out
+def test_freeze_names_tricks_that_keep_requires_grad_true(trick, said):
+    out = said(FREEZE, trick)
+    assert failed_with(out, "still have requires_grad=True", "`no_grad()`, `.data` or `detach()`")
 
 
-def test_a_predict_that_raises_or_returns_the_wrong_thing(said, model):
-    out = said(lesson15.check_fixed_model, model["init_params_fixed"], _raises)
-    assert failed_with(out, "predict(params, x) and backward on fresh samples raised"), out
-    out = said(lesson15.check_fixed_model, model["init_params_fixed"], _three_numbers)
-    assert failed_with(out, "returned (3,)", "0-d minigrad tensor"), out
+def test_freeze_names_zero_gradients_and_eval(said):
+    assert failed_with(said(FREEZE, _zero_hooks), "a .grad of zeros", "weight decay")
+    assert failed_with(said(FREEZE, lambda m: m[0].eval()), "eval() freezes nothing")
+    assert failed_with(said(FREEZE, _eval_too), "the whole model to eval mode")
+
+
+def test_freeze_names_the_wrong_amount_or_the_wrong_layer(said):
+    weight_only = said(FREEZE, lambda m: m[0].weight.requires_grad_(False))
+    assert failed_with(weight_only, "0.bias still requires grad", "weight and bias")
+    assert failed_with(said(FREEZE, lambda m: m.requires_grad_(False)), "every parameter")
+    wrong_layer = said(FREEZE, lambda m: m[2].requires_grad_(False))
+    assert failed_with(wrong_layer, "you froze 2.weight and 2.bias", "model[0]")
+    assert failed_with(said(FREEZE, _too_much), "2.weight and 2.bias are frozen too")
+
+
+def test_freeze_names_replacing_or_changing_the_parameters(said):
+    assert failed_with(said(FREEZE, _assign_tensor), "TypeError", "nn.Parameter")
+    assert failed_with(said(FREEZE, _new_parameters), "are new tensors", "in place")
+    computed = said(FREEZE, lambda m: m[0].weight.t().requires_grad_(False))
+    assert failed_with(computed, "computed tensor")
+    assert failed_with(said(FREEZE, _reinitialised), "changed parameter values")
+
+
+def test_freeze_must_change_the_model_it_is_given(said):
+    assert failed_with(said(FREEZE, _frozen_copy), "returned another model", "in place")
+
+    def returns_itself(model):
+        model[0].requires_grad_(False)
+        return model
+
+    assert passed(said(FREEZE, returns_itself))
+
+
+def test_freeze_names_a_gradient_left_on_a_frozen_parameter(said):
+    out = said(FREEZE, _stale)
+    assert failed_with(out, "0.weight has a .grad", "not None")
+
+
+def test_freeze_reports_an_error_raised_inside_the_learners_code(said):
+    assert failed_with(said(FREEZE, _broken), "raised KeyError")

@@ -1,29 +1,28 @@
-"""Lesson 16 (memory): its frame, its hints, and the answers its two checks give.
+"""Lesson 16 (forward mode and the functional API): the pass counter, both checks, the frame.
 
-The saved-bytes counter must be a pack/unpack pair the forward goes through (the check's own outer
-pair sees nothing then) whose unpack gives the tensor back; the freeze must switch requires_grad
-itself. Each slip a learner is likely to make is pinned to the words of its message, and the
-notebook's own solutions (and their learner-copy stubs) are run through the checks.
+Each check is pinned down with the answers a learner would write: the lesson's method passes;
+the costlier direction, a fresh first pass per column, the library doing the work, a Hessian
+built in full, a formula and the usual slips each get their own message, never a traceback.
 """
 
 from __future__ import annotations
 
-import copy
-import importlib.util
 import re
-import sys
+import warnings
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
+import torch
 from labkit import hints, lesson16
+from labkit.lesson16 import backward_passes, check_hvp, check_jacobian, check_jvp, forward_passes
 
 import minigrad as mg
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOK = ROOT / "notebooks" / "16_memory.ipynb"
-COUNT = lesson16.check_count_saved_bytes
-FREEZE = lesson16.check_freeze_first_layer
+NOTEBOOK = (
+    Path(__file__).resolve().parents[2] / "notebooks" / "16_forward_mode_and_functional.ipynb"
+)
 
 
 def passed(out: str) -> bool:
@@ -35,108 +34,385 @@ def failed_with(out: str, *words: str) -> bool:
     return out.startswith("✗") and all(w in out for w in words) and "Traceback" not in out
 
 
-@pytest.fixture(scope="module")
-def nb() -> nbformat.NotebookNode:
-    return nbformat.read(NOTEBOOK, as_version=4)
+# --- the pass counter --------------------------------------------------------------------------
 
 
-def _solutions(nb: nbformat.NotebookNode) -> list[str]:
-    return [c.source for c in nb.cells if "solution" in c.metadata.get("tags", [])]
+def _square_sum(x):
+    return (x**3).sum()
 
 
-def _run(source: str) -> dict:
-    namespace = {"mg": mg}
-    exec(compile(source, "<solution cell>", "exec"), namespace)
-    return namespace
+def _runs(lib, name):
+    """A call of lib.autograd.functional.<name> on the lesson's small functions."""
+    fn = getattr(lib.autograd.functional, name)
+    x, v = lib.tensor([1.0, 2.0, 3.0]), lib.tensor([1.0, 0.0, 0.0])
+    if name == "vjp":
+        return lambda: fn(lambda t: t[:2] * t[1:], x, lib.tensor([1.0, 0.0]))
+    if name == "jvp":
+        return lambda: fn(lambda t: t[:2] * t[1:], x, v)
+    if name == "hessian":
+        return lambda: fn(_square_sum, x)
+    return lambda: fn(_square_sum, x, v)
 
 
-def _counter(pack_body, *, unpack=lambda t: t, hooks=True, grad=True, keep=lambda t: t.detach()):
-    """A count_saved_bytes whose pack adds pack_body(t) to a fresh total and returns keep(t)."""
-
-    def count(model, x):
-        total = [0]
-
-        def pack(t):
-            total[0] += pack_body(t)
-            return keep(t)
-
-        with mg.set_grad_enabled(grad):
-            if not hooks:
-                return model(x), 0
-            with mg.autograd.graph.saved_tensors_hooks(pack, unpack):
-                out = model(x)
-        return out, total[0]
-
-    return count
+@pytest.mark.parametrize(
+    ("name", "minigrad_passes", "torch_passes"),
+    # minigrad's jvp runs forward mode (no backward pass) and its hvp forward over reverse (one);
+    # PyTorch's use the double-backward trick
+    [("vjp", 1, 1), ("jvp", 0, 2), ("hvp", 1, 3), ("vhp", 2, 2), ("hessian", 4, 4)],
+)
+def test_backward_passes_counts_both_libraries(name, minigrad_passes, torch_passes):
+    assert backward_passes(mg, _runs(mg, name)) == minigrad_passes
+    assert backward_passes(torch, _runs(torch, name)) == torch_passes
 
 
-def _nbytes(t):
-    return t.numel() * t.dtype.itemsize
+def test_backward_passes_counts_tensor_backward_and_restores_torch():
+    real_grad, real_backward = torch.autograd.grad, torch.autograd.backward
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    assert backward_passes(torch, lambda: (x * x).sum().backward()) == 1
+
+    def fails():
+        torch.autograd.grad((x * x).sum(), x)
+        raise ValueError("inside the block")
+
+    with pytest.raises(ValueError):
+        backward_passes(torch, fails)
+    assert torch.autograd.grad is real_grad and torch.autograd.backward is real_backward
+    assert backward_passes(torch, lambda: torch.func.jvp(lambda t: t * 2, (x,), (x,))) == 0
 
 
-def _unbound(model, x):
-    total = 0
-
-    def pack(t):
-        total += _nbytes(t)  # noqa: F823, F841 - the slip under test
-        return t
-
-    with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        out = model(x)
-    return out, total
+# --- exercise 1: a Jacobian, the cheaper way ---------------------------------------------------
 
 
-def _params(model, x):
-    return model(x), sum(_nbytes(p) for p in model.parameters())
+def _rows(f, x):
+    y = f(x)
+    onehots = mg.eye(y.numel())
+    rows = [
+        mg.autograd.grad(y, x, grad_outputs=onehots[i], retain_graph=True)[0]
+        for i in range(y.numel())
+    ]
+    return mg.stack(rows)
 
 
-def _unique(model, x):
-    seen = {}
-
-    def pack(t):
-        seen[id(t)] = t  # kept alive here, so no id is reused
-        return t.detach()
-
-    with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        out = model(x)
-    return out, sum(_nbytes(t) for t in seen.values())
-
-
-_kept = [0]  # _carried_over's running total: set it to 0 before a test uses it
+def _columns(f, x, *, create_graph=True, u_grad=True, retain=True, stack=True):
+    y = f(x)
+    n = x.numel()
+    u = mg.zeros_like(y, requires_grad=u_grad)
+    (g,) = mg.autograd.grad(y, x, grad_outputs=u, create_graph=create_graph)
+    onehots = mg.eye(n)
+    columns = [
+        mg.autograd.grad(g, u, grad_outputs=onehots[j], retain_graph=retain)[0] for j in range(n)
+    ]
+    return mg.stack(columns, dim=1) if stack else columns
 
 
-def _carried_over(model, x):
-    def pack(t):
-        _kept[0] += _nbytes(t)
-        return t.detach()
+def _cheaper(columns=_columns):
+    def jacobian(f, x):
+        m, n = f(x).numel(), x.numel()
+        return _rows(f, x) if m <= n + 1 else columns(f, x)
 
-    with mg.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        out = model(x)
-    return out, _kept[0]
+    return jacobian
 
 
-def _sizes_only(model, x):
-    total = [0]
-
-    def pack(t):
-        total[0] += _nbytes(t)
-        return _nbytes(t)
-
-    with mg.autograd.graph.saved_tensors_hooks(pack, lambda n: n):
-        out = model(x)
-    return out, total[0]
+def _by_jvp(f, x):
+    onehots = mg.eye(x.numel())
+    cols = [mg.autograd.functional.jvp(f, x, onehots[j])[1] for j in range(x.numel())]
+    return mg.stack(cols, dim=1)
 
 
-def _ran_backward(model, x):
-    out, total = _counter(_nbytes)(model, x)
-    out.sum().backward()
-    return out, total
+def _by_dual_passes(f, x):
+    fw = mg.autograd.forward_ad
+    cols = []
+    for j in range(x.numel()):
+        with fw.dual_level():
+            cols.append(fw.unpack_dual(f(fw.make_dual(x, mg.eye(x.numel())[j]))).tangent)
+    return mg.stack(cols, dim=1)
 
 
-# --- the frame --------------------------------------------------------------------------------
+def _trick_per_column(f, x):
+    """The double-backward trick with its first pass run again for every column."""
+    onehots = mg.eye(x.numel())
+    cols = []
+    for j in range(x.numel()):
+        y = f(x)
+        u = mg.zeros_like(y, requires_grad=True)
+        (g,) = mg.autograd.grad(y, x, grad_outputs=u, create_graph=True)
+        cols.append(mg.autograd.grad(g, u, grad_outputs=onehots[j])[0])
+    return mg.stack(cols, dim=1)
 
 
-def test_frame_imports_hint_reminds_once_and_points_to_17(nb):
+def _no_passes(f, x):
+    return np.zeros((f(x).numel(), x.numel()))
+
+
+def _accumulated_rows(f, x):
+    y = f(x)
+    rows = []
+    for i in range(y.numel()):
+        y.backward(mg.eye(y.numel())[i], retain_graph=True)
+        rows.append(x.grad.clone())
+    return mg.stack(rows)
+
+
+def _ones_vjp(f, x):
+    return mg.autograd.grad(f(x).sum(), x)[0]
+
+
+def _fixed_sizes(f, x):
+    y = f(x)
+    return mg.stack([mg.autograd.grad(y[i], x, retain_graph=True)[0] for i in range(3)])
+
+
+def test_jacobian_the_lesson_answer_passes(said):
+    assert passed(said(check_jacobian, _cheaper()))
+
+
+def test_jacobian_stub_and_non_answers(said):
+    def stub(f, x): ...
+
+    assert failed_with(said(check_jacobian, stub), "still `...`", "Stuck? Run `hint()`")
+    assert failed_with(said(check_jacobian, ...), "still `...`")
+    assert failed_with(said(check_jacobian, 3), "should be a function")
+    assert failed_with(said(check_jacobian, lambda f, x: "J"), "returned a str")
+
+
+def test_jacobian_the_costlier_direction_is_named(said):
+    always_rows = said(check_jacobian, _rows)
+    assert failed_with(always_rows, "tall f", "row by row", "Here columns are cheaper")
+    always_columns = said(check_jacobian, _columns)
+    assert failed_with(always_columns, "wide f", "column by column", "Here rows are cheaper")
+
+
+def test_jacobian_a_first_pass_per_column_is_caught(said):
+    out = said(check_jacobian, _cheaper(_trick_per_column))
+    assert failed_with(out, "two per column", "run it once", "3 passes")
+
+
+@pytest.mark.parametrize("columns", [_by_jvp, _by_dual_passes])
+def test_jacobian_columns_by_forward_mode_are_not_the_method_asked(said, columns):
+    out = said(check_jacobian, _cheaper(columns))
+    assert failed_with(out, "came from forward mode", "double-backward trick", "section 3")
+
+
+def test_jacobian_from_the_library_or_a_formula(said):
+    library = said(check_jacobian, lambda f, x: mg.autograd.functional.jacobian(f, x))
+    assert failed_with(library, "mg.autograd.functional.jacobian did the work")
+    as_numpy = said(check_jacobian, lambda f, x: _cheaper()(f, x).numpy())
+    assert passed(as_numpy)  # the passes ran; an array answer is fine
+
+    assert failed_with(said(check_jacobian, _no_passes), "no backward pass ran")
+
+
+def test_jacobian_wrong_matrices_are_diagnosed(said):
+    assert failed_with(said(check_jacobian, lambda f, x: _cheaper()(f, x).T), "transpose")
+    listed = said(check_jacobian, _cheaper(lambda f, x: _columns(f, x, stack=False)))
+    assert failed_with(listed, "transpose", "dim=1")
+
+    assert failed_with(said(check_jacobian, _accumulated_rows), "accumulates")
+    assert failed_with(said(check_jacobian, _ones_vjp), "v = all ones")
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"retain": False}, ["retain_graph=True"]),
+        ({"create_graph": False}, ["create_graph=True"]),
+        ({"u_grad": False}, ["requires_grad=True"]),
+    ],
+)
+def test_jacobian_errors_get_explained(said, options, words):
+    out = said(check_jacobian, _cheaper(lambda f, x: _columns(f, x, **options)))
+    assert failed_with(out, "raised RuntimeError", *words)
+
+
+def test_jacobian_fixed_sizes_are_explained(said):
+    assert failed_with(said(check_jacobian, _fixed_sizes), "IndexError", "instead of fixing them")
+
+
+# --- exercise 2: a Hessian-vector product ------------------------------------------------------
+
+
+def _hvp(f, x, v):
+    (g,) = mg.autograd.grad(f(x), x, create_graph=True)
+    return mg.autograd.grad(g, x, grad_outputs=v)[0]
+
+
+def _hessian_by_rows(f, x, v):
+    (g,) = mg.autograd.grad(f(x), x, create_graph=True)
+    rows = [mg.autograd.grad(g[i], x, retain_graph=True)[0] for i in range(x.numel())]
+    return mg.stack(rows) @ v
+
+
+def _gradient(f, x, v):
+    return mg.autograd.grad(f(x), x)[0]
+
+
+def _row_sums(f, x, v):
+    (g,) = mg.autograd.grad(f(x), x, create_graph=True)
+    return mg.autograd.grad(g.sum(), x)[0]
+
+
+def _accumulated_hvp(f, x, v):
+    f(x).backward(create_graph=True)
+    (x.grad * v).sum().backward()
+    return x.grad
+
+
+def test_hvp_the_lesson_answer_passes(said):
+    assert passed(said(check_hvp, _hvp))
+
+    def weighted_sum(f, x, v):  # the same two passes, written with (g * v).sum()
+        (g,) = mg.autograd.grad(f(x), x, create_graph=True)
+        return mg.autograd.grad((g * v).sum(), x)[0]
+
+    assert passed(said(check_hvp, weighted_sum))
+
+
+def test_hvp_stub_and_non_answers(said):
+    def stub(f, x, v): ...
+
+    assert failed_with(said(check_hvp, stub), "still `...`", "Stuck? Run `hint()`")
+    assert failed_with(said(check_hvp, ...), "still `...`")
+    assert failed_with(said(check_hvp, lambda f, x, v: mg.zeros(3)), "no backward pass ran")
+
+
+def test_hvp_a_full_hessian_is_turned_down(said):
+    library = said(check_hvp, lambda f, x, v: mg.autograd.functional.hessian(f, x) @ v)
+    assert failed_with(library, "whole Hessian", "with the library")
+
+    assert failed_with(said(check_hvp, _hessian_by_rows), "9 backward passes for 8 inputs")
+
+
+@pytest.mark.parametrize("name", ["hvp", "vhp"])
+def test_hvp_from_the_library_is_turned_down(said, name):
+    looked_up = said(check_hvp, lambda f, x, v: getattr(mg.autograd.functional, name)(f, x, v)[1])
+    assert failed_with(looked_up, f"mg.autograd.functional.{name} did the work")
+    bound = getattr(mg.autograd.functional, name)  # bound before the check: still seen
+    assert failed_with(said(check_hvp, lambda f, x, v: bound(f, x, v)[1]), "did the work")
+
+
+def test_hvp_by_forward_over_reverse_is_not_the_method_asked(said):
+    """func.jvp of func.grad: the right Hv in one dual pass and one backward pass."""
+    out = said(check_hvp, lambda f, x, v: mg.func.jvp(mg.func.grad(f), (x,), (v,))[1])
+    assert failed_with(out, "came from forward mode", "reverse over reverse")
+
+
+def test_a_jacobian_bound_before_the_check_is_still_seen(said):
+    from minigrad.autograd.functional import hessian, jacobian
+
+    assert failed_with(said(check_jacobian, jacobian), "functional.jacobian did the work")
+    out = said(check_hvp, lambda f, x, v: hessian(f, x) @ v)
+    assert failed_with(out, "whole Hessian", "with the library")
+
+
+def test_the_spy_is_removed_after_a_check(said):
+    real = mg.autograd.functional._grad
+    said(check_hvp, lambda f, x, v: 1 / 0)
+    assert mg.autograd.functional._grad is real
+
+
+def test_hvp_wrong_vectors_are_diagnosed(said):
+    assert failed_with(said(check_hvp, _gradient), "that is the gradient g")
+    assert failed_with(
+        said(check_hvp, lambda f, x, v: _gradient(f, x, v) * v), "entry by entry", "second"
+    )
+    assert failed_with(said(check_hvp, _row_sums), "H·1")
+    with warnings.catch_warnings():  # backward(create_graph=True) warns of a reference cycle
+        warnings.simplefilter("ignore")
+        assert failed_with(said(check_hvp, _accumulated_hvp), "g + Hv")
+
+    def doubled(f, x, v):
+        return 2 * _hvp(f, x, v)
+
+    assert failed_with(said(check_hvp, doubled), "entries differ")
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (lambda f, x, v: mg.autograd.grad(mg.autograd.grad(f(x), x)[0], x, v)[0], ["create_graph"]),
+        (
+            lambda f, x, v: mg.autograd.grad(mg.autograd.grad(f(x), x, create_graph=True)[0], x)[0],
+            ["grad_outputs"],
+        ),
+        (lambda f, x, v: _hvp(f, x, v[:3]), ["Mismatch in shape"]),
+        (lambda f, x, v: mg.tensor(_hvp(f, x, v).numpy().tolist() + [0.0]), ["shape"]),
+    ],
+)
+def test_hvp_errors_and_shapes_get_explained(said, answer, words):
+    out = said(check_hvp, answer)
+    assert failed_with(out, *words), out
+
+
+# --- the forward-mode exercise: Jv in one dual pass --------------------------------------------
+
+FW = mg.autograd.forward_ad
+
+
+def _dual_jvp(f, x, v):
+    with FW.dual_level():
+        primal, tangent = FW.unpack_dual(f(FW.make_dual(x, v)))
+    return primal, tangent
+
+
+def _trick_jvp(f, x, v):
+    x = x.detach().requires_grad_()
+    y = f(x)
+    u = mg.zeros_like(y, requires_grad=True)
+    (g,) = mg.autograd.grad(y, x, grad_outputs=u, create_graph=True)
+    return y.detach(), mg.autograd.grad(g, u, grad_outputs=v)[0]
+
+
+def _finite_differences(f, x, v):
+    return f(x), (f(x + 1e-3 * v) - f(x - 1e-3 * v)) / 2e-3
+
+
+def test_forward_passes_counts_dual_levels():
+    x, v = mg.tensor([1.0, 2.0]), mg.tensor([1.0, 0.0])
+    assert forward_passes(lambda: _dual_jvp(lambda t: t.sin(), x, v)) == 1
+    assert forward_passes(lambda: mg.func.jacfwd(lambda t: t.sin())(x)) == 2
+    assert forward_passes(lambda: mg.func.jacrev(lambda t: t.sin())(x)) == 0
+
+
+def test_jvp_the_lesson_answer_passes(said):
+    out = said(check_jvp, _dual_jvp)
+    assert passed(out) and "one forward pass on a dual input" in out
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (lambda f, x, v: mg.func.jvp(f, (x,), (v,)), ("the library did the work",)),
+        (lambda f, x, v: mg.autograd.functional.jvp(f, x, v), ("the library did the work",)),
+        (lambda f, x, v: (f(x), mg.func.jacfwd(f)(x) @ v), ("the library did the work",)),
+        (_trick_jvp, ("2 backward pass", "reverse mode")),
+        (_finite_differences, ("without a dual tensor", "finite differences")),
+        (lambda f, x, v: (_dual_jvp(f, x, v), _dual_jvp(f, x, v))[1], ("f ran 2 times",)),
+        (lambda f, x, v: (_dual_jvp(f, x, v)[1],) * 2, ("first value is not f(x)",)),
+        (lambda f, x, v: _dual_jvp(f, x, v)[1], ("returned Tensor", "the pair")),
+    ],
+)
+def test_jvp_other_methods_and_slips_get_their_message(said, answer, words):
+    assert failed_with(said(check_jvp, answer), *words)
+
+
+def test_jvp_stub(said):
+    def stub(f, x, v): ...
+
+    assert failed_with(said(check_jvp, stub), "still `...`", "Stuck? Run `hint()`")
+    assert failed_with(said(check_jvp, 3), "should be a function")
+
+
+# --- hints and the lesson frame ----------------------------------------------------------------
+
+
+def test_every_exercise_has_hints_for_lesson_17():
+    for exercise in (lesson16.JVP, lesson16.JACOBIAN, lesson16.HVP):
+        assert 1 <= len(hints.HINTS[exercise]) <= 3
+        assert hints.LESSON_OF[exercise] == "16"
+
+
+def test_the_notebook_frame():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
     assert nb.cells[0].source.startswith("# 16 · ")
@@ -144,225 +420,16 @@ def test_frame_imports_hint_reminds_once_and_points_to_17(nb):
     assert "import minigrad as mg" in code[0] and "import torch" in code[0]
     reminders = [m for m in markdown if "`hint()`" in m]
     assert len(reminders) == 1 and "one at a time" in reminders[0]
-    assert "Exercise 1" in reminders[0]
-    assert markdown[-1].startswith("## Summary") and "Next: **17 ·" in markdown[-1]
-    assert all("import minigrad as torch" not in source for source in code)
-
-
-@pytest.mark.parametrize("check", [COUNT, FREEZE], ids=["counter", "freeze"])
-def test_each_exercise_has_hints_and_answers_the_ellipsis(check, said):
-    out = said(check, ...)
-    assert failed_with(out, "still `...`", "Stuck? Run `hint()`")
-    exercise = hints._last[0]
-    assert 1 <= len(hints.HINTS[exercise]) <= 3 and hints.LESSON_OF[exercise] == "16"
-
-
-def test_the_notebooks_solutions_pass_and_their_stubs_say_still(nb, said):
-    spec = importlib.util.spec_from_file_location(
-        "make_student_copies", ROOT / "scripts" / "make_student_copies.py"
-    )
-    students = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("make_student_copies", students)
-    spec.loader.exec_module(students)
-    counter_cell, freeze_cell = _solutions(nb)
-    assert passed(said(COUNT, _run(counter_cell)["count_saved_bytes"]))
-    assert passed(said(FREEZE, _run(freeze_cell)["freeze_first_layer"]))
-    stubbed = _run(students.strip_solutions(counter_cell))["count_saved_bytes"]
-    assert failed_with(said(COUNT, stubbed), "returned None", "still `...`")
-    stubbed = _run(students.strip_solutions(freeze_cell))["freeze_first_layer"]
-    assert failed_with(said(FREEZE, stubbed), "nothing is frozen", "still `...`")
-
-
-# --- exercise 1: the saved-bytes counter ---------------------------------------------------------
-
-
-def test_counter_accepts_other_correct_forms(said):
-    assert passed(said(COUNT, _counter(_nbytes)))
-    assert passed(said(COUNT, _counter(_nbytes, unpack=lambda t: t.clone())))
-    in_a_tuple = _counter(_nbytes, keep=lambda t: (t.detach(), _nbytes(t)), unpack=lambda p: p[0])
-    assert passed(said(COUNT, in_a_tuple))
-
-
-def test_counter_must_not_keep_the_tensor_itself(said):
-    for keep in (lambda t: t, lambda t: (t, _nbytes(t))):
-        unpack = (lambda p: p[0]) if keep(mg.ones(1)).__class__ is tuple else (lambda t: t)
-        out = said(COUNT, _counter(_nbytes, keep=keep, unpack=unpack))
-        assert failed_with(out, "keeps the tensor itself", "t.detach()")
-
-
-def test_counter_names_python_and_api_slips(said):
-    assert failed_with(said(COUNT, _unbound), "UnboundLocalError", "nonlocal total")
-    element_size = _counter(lambda t: t.numel() * t.element_size())
-    assert failed_with(said(COUNT, element_size), "no `element_size`", "t.dtype.itemsize")
-    assert failed_with(said(COUNT, lambda m, x: None), "returned None", "still `...`")
-    assert failed_with(said(COUNT, lambda m, x: m(x)), "only the output", "(out, total)")
-    assert failed_with(said(COUNT, lambda m, x: (3, m(x))), "wrong way round")
-    tensor_total = _counter(lambda t: t.numel() * t.dtype.itemsize * mg.tensor(1))
-    assert failed_with(said(COUNT, tensor_total), "Python number")
-
-
-def test_counter_must_use_hooks_around_a_recorded_forward(said):
-    assert failed_with(said(COUNT, _counter(_nbytes, hooks=False)), "did not go through your hooks")
-    assert failed_with(said(COUNT, _params), "did not go through your hooks")
-    assert failed_with(said(COUNT, _counter(_nbytes, grad=False)), "no_grad")
-
-
-def test_counter_names_each_wrong_total(said):
-    assert failed_with(said(COUNT, _counter(lambda t: t.numel())), "elements, not bytes")
-    assert failed_with(said(COUNT, _counter(lambda t: 1)), "number of saved tensors")
-    assert failed_with(said(COUNT, _counter(lambda t: 0)), "total is 0", "nonlocal")
-    assert failed_with(said(COUNT, _counter(lambda t: 2 * _nbytes(t))), "twice")
-    grad_only = _counter(lambda t: _nbytes(t) if t.requires_grad else 0)
-    assert failed_with(said(COUNT, grad_only), "do not require grad")
-    four = _counter(lambda t: t.numel() * 4)
-    assert failed_with(said(COUNT, four), "float64", "hard-coded", "itemsize")
-    assert failed_with(said(COUNT, _unique), "each tensor once", "every call to pack")
-
-
-def test_counter_must_start_from_zero_each_call(said):
-    _kept[0] = 0
-    assert failed_with(said(COUNT, _carried_over), "calling it again", "start the total at 0")
-
-
-def test_counter_backward_must_run_through_unpack(said):
-    assert failed_with(said(COUNT, _sizes_only), "`unpack` must give back", "not only its size")
-    wrong = _counter(_nbytes, unpack=lambda t: t * 2)
-    assert failed_with(said(COUNT, wrong), "gradients through your hooks differ")
-    assert failed_with(said(COUNT, _ran_backward), "only run the forward")
-
-
-# --- exercise 2: freezing the first layer --------------------------------------------------------
-
-
-def _freeze_with_flag(model):
-    for p in model[0].parameters():
-        p.requires_grad = False
-
-
-def _freeze_with_detach_(model):
-    model[0].weight.detach_()
-    model[0].bias.detach_()
-
-
-@pytest.mark.parametrize(
-    "freeze",
-    [lambda m: m[0].requires_grad_(False), _freeze_with_flag, _freeze_with_detach_],
-    ids=["module requires_grad_", "flag per parameter", "detach_ on the leaves"],
-)
-def test_freeze_accepts_every_way_of_switching_the_flag(freeze, said):
-    out = said(FREEZE, freeze)
-    assert passed(out) and "8 -> 5" in out
-
-
-def _no_grad_forward(model):
-    layer, forward = model[0], model[0].forward
-
-    def run(x):
-        with mg.no_grad():
-            return forward(x)
-
-    layer.forward = run
-
-
-def _zero_hooks(model):
-    for p in model[0].parameters():
-        p.register_hook(lambda g: g * 0)
-
-
-def _eval_too(model):
-    model.eval()
-    model[0].requires_grad_(False)
-
-
-def _too_much(model):
-    model[0].requires_grad_(False)
-    model[2].requires_grad_(False)
-
-
-def _assign_tensor(model):
-    model[0].weight = model[0].weight.detach()
-
-
-def _new_parameters(model):
-    layer = model[0]
-    layer.weight = mg.nn.Parameter(layer.weight.data, requires_grad=False)
-    layer.bias = mg.nn.Parameter(layer.bias.data, requires_grad=False)
-
-
-def _reinitialised(model):
-    model[0].reset_parameters()
-    model[0].requires_grad_(False)
-
-
-def _frozen_copy(model):
-    other = copy.deepcopy(model)
-    other[0].requires_grad_(False)
-    return other
-
-
-def _stale(model):
-    model[0].requires_grad_(False)
-    model[0].weight.grad = mg.zeros_like(model[0].weight)
-
-
-def _broken(model):
-    raise KeyError("layer")
-
-
-def _data_forward(model):
-    layer = model[0]
-    layer.forward = lambda x: mg.nn.functional.linear(x, layer.weight.data, layer.bias.data)
-
-
-def _detaching_hook(model):
-    model[0].register_forward_hook(lambda module, inputs, output: output.detach())
-
-
-@pytest.mark.parametrize(
-    "trick", [_no_grad_forward, _data_forward, _detaching_hook], ids=["no_grad", ".data", "detach"]
-)
-def test_freeze_names_tricks_that_keep_requires_grad_true(trick, said):
-    out = said(FREEZE, trick)
-    assert failed_with(out, "still have requires_grad=True", "`no_grad()`, `.data` or `detach()`")
-
-
-def test_freeze_names_zero_gradients_and_eval(said):
-    assert failed_with(said(FREEZE, _zero_hooks), "a .grad of zeros", "weight decay")
-    assert failed_with(said(FREEZE, lambda m: m[0].eval()), "eval() freezes nothing")
-    assert failed_with(said(FREEZE, _eval_too), "the whole model to eval mode")
-
-
-def test_freeze_names_the_wrong_amount_or_the_wrong_layer(said):
-    weight_only = said(FREEZE, lambda m: m[0].weight.requires_grad_(False))
-    assert failed_with(weight_only, "0.bias still requires grad", "weight and bias")
-    assert failed_with(said(FREEZE, lambda m: m.requires_grad_(False)), "every parameter")
-    wrong_layer = said(FREEZE, lambda m: m[2].requires_grad_(False))
-    assert failed_with(wrong_layer, "you froze 2.weight and 2.bias", "model[0]")
-    assert failed_with(said(FREEZE, _too_much), "2.weight and 2.bias are frozen too")
-
-
-def test_freeze_names_replacing_or_changing_the_parameters(said):
-    assert failed_with(said(FREEZE, _assign_tensor), "TypeError", "nn.Parameter")
-    assert failed_with(said(FREEZE, _new_parameters), "are new tensors", "in place")
-    computed = said(FREEZE, lambda m: m[0].weight.t().requires_grad_(False))
-    assert failed_with(computed, "computed tensor")
-    assert failed_with(said(FREEZE, _reinitialised), "changed parameter values")
-
-
-def test_freeze_must_change_the_model_it_is_given(said):
-    assert failed_with(said(FREEZE, _frozen_copy), "returned another model", "in place")
-
-    def returns_itself(model):
-        model[0].requires_grad_(False)
-        return model
-
-    assert passed(said(FREEZE, returns_itself))
-
-
-def test_freeze_names_a_gradient_left_on_a_frozen_parameter(said):
-    out = said(FREEZE, _stale)
-    assert failed_with(out, "0.weight has a .grad", "not None")
-
-
-def test_freeze_reports_an_error_raised_inside_the_learners_code(said):
-    assert failed_with(said(FREEZE, _broken), "raised KeyError")
+    assert "## Exercise 1" in reminders[0]
+    last = markdown[-1].splitlines()
+    assert last[0] == "## Summary"
+    assert markdown[-1].count("Next: lesson 17 · **Capstone**") == 1 and "explorer_demo.ipynb" in markdown[-1]
+    checks = re.findall(r"lesson16\.(check_\w+)\(", "\n".join(code))
+    assert checks == [
+        "check_jvp",
+        "check_jvp",
+        "check_jacobian",
+        "check_jacobian",
+        "check_hvp",
+        "check_hvp",
+    ]
