@@ -423,7 +423,10 @@ def test_the_notebook_frame():
     assert "## Exercise 1" in reminders[0]
     last = markdown[-1].splitlines()
     assert last[0] == "## Summary"
-    assert markdown[-1].count("Next: lesson 17 · **Capstone**") == 1 and "explorer_demo.ipynb" in markdown[-1]
+    assert (
+        markdown[-1].count("Next: lesson 17 · **Capstone**") == 1
+        and "explorer_demo.ipynb" in markdown[-1]
+    )
     checks = re.findall(r"lesson16\.(check_\w+)\(", "\n".join(code))
     assert checks == [
         "check_jvp",
