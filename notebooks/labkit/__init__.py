@@ -6,8 +6,8 @@ so every exercise answers in the same voice: what is right, or exactly what is w
 
 from . import language
 from .feedback import Verdict, close, verdict
-from .hints import hint
+from .hints import hint, solution
 from .language import say
 from .learner_progress import progress
 
-__all__ = ["Verdict", "close", "hint", "language", "progress", "say", "verdict"]
+__all__ = ["Verdict", "close", "hint", "language", "progress", "say", "solution", "verdict"]

@@ -95,3 +95,8 @@ def hint(exercise: str | None = None) -> None:
             f"「{title(known)}」的提示 {k + 1}/{len(hints)}{more}：\n  {hints[k]}",
         )
     )
+
+
+def solution(exercise: str | None = None) -> None:
+    """The instructors' solution, after the hints (being built: issue 23)."""
+    print(say("No solution to show yet.", "暂时还没有可显示的答案。"))
