@@ -47,7 +47,7 @@ import numpy as np
 
 from ..core import anomaly, grad_mode
 from ..core.dtypes import from_numpy_dtype
-from ..core.node import Node, edge_of
+from ..core.node import Node, edge_of, use_sequence_number
 from ..core.shapes import dense, expandable, sum_to_array
 from ..core.tensor import Tensor
 from ..ops._record import mark_view
@@ -120,6 +120,12 @@ def will_execute(node: Node) -> bool:
 
 
 # --- one pass: its dependency counts, its ready queue, its input buffers ---------------------
+def _accumulator(t: Tensor) -> bool:
+    """Whether a leaf's AccumulateGrad is alive (PyTorch's try_get_grad_accumulator)."""
+    ref = t._grad_acc_ref
+    return ref is not None and ref() is not None
+
+
 class GraphTask:
     """One backward pass: dependency counts, the ready heap, each waiting node's gradients."""
 
@@ -134,6 +140,11 @@ class GraphTask:
         self.roots, self.inputs = roots, inputs
         self.retain_graph, self.create_graph, self.capture = retain_graph, create_graph, capture
         edges = self.root_edges = [edge_of(t) for t in roots]
+        for t in inputs or ():  # PyTorch's Identity for an input with no node yet (a number)
+            if (t._grad_fn if t._base is None else t.grad_fn) is None and not _accumulator(t):
+                use_sequence_number()
+        if len(edges) != 1:
+            use_sequence_number()  # PyTorch's GraphRoot above several roots (a number)
         self.root_nodes = (
             [n for n, _ in edges] if len(edges) == 1 else list(dict.fromkeys(n for n, _ in edges))
         )

@@ -179,13 +179,18 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        node = cls._backward_cls()
         separate_ctx = cls.setup_context is not Function.setup_context
         if separate_ctx:
             args, kwargs = _bind(cls.forward, args, kwargs), {}
         tensor_args = [a if isinstance(a, Tensor) else None for a in args]
-        node.needs_input_grad = tuple(bool(t is not None and t.requires_grad) for t in tensor_args)
-        differentiable = grad_mode.is_grad_enabled() and any(node.needs_input_grad)
+        needs = tuple(bool(t is not None and t.requires_grad) for t in tensor_args)
+        differentiable = grad_mode.is_grad_enabled() and any(needs)
+        if differentiable:  # PyTorch collects the edges before it makes the node: a view's
+            for t in tensor_args:  # history re-derived now takes the earlier sequence number
+                if t is not None and t._base is not None:
+                    _ = t.grad_fn
+        node = cls._backward_cls()
+        node.needs_input_grad = needs
         with grad_mode.no_grad(), computing_tangents():  # (the inputs' tangents go to jvp)
             if separate_ctx:
                 raw = cls.forward(*args)

@@ -18,6 +18,12 @@ _sequence = itertools.count()
 UINT64_MAX = 2**64 - 1
 
 
+def use_sequence_number() -> None:
+    """Take a number as a node PyTorch makes and drops inside one backward call does (its
+    GraphRoot above several roots, its Identity for an input no graph has reached yet)."""
+    next(_sequence)
+
+
 class Node:
     """One backward function. `next_functions[i]` is the (node, input_nr) edge that receives the
     gradient for the forward op's i-th input; `_input_meta[i]` its (shape, dtype)."""

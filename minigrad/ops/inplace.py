@@ -16,7 +16,7 @@ import numpy as np
 from ..core import forward_grad, grad_mode
 from ..core.dtypes import SCALAR_NAMES, from_numpy_dtype
 from ..core.forward_grad import Levels, computing_tangents, set_tangent, tangent_of
-from ..core.node import Node, edge_of
+from ..core.node import Node, edge_of, use_sequence_number
 from ..core.saved import FREED_MESSAGE, SavedTensor
 from ..core.shapes import dense, dense_strides
 from ..core.tensor import Tensor
@@ -152,6 +152,19 @@ def _snapshot(t: Tensor) -> Tensor:
         with computing_tangents():
             set_tangent(old, tangent.clone())
     return old
+
+
+def _number_original_self(result: Tensor, old: Tensor) -> None:
+    """An in-place op whose gradient needs the value before the write (`mul_` by a tensor that
+    requires grad, `sin_`, `clamp_`...) clones it in PyTorch, after its node is made; when that
+    value requires grad the clone is recorded, and its node (dropped at once) takes a sequence
+    number. The op saved our snapshot in that case: take the number too."""
+    node = result._grad_fn
+    if node is None or not old.requires_grad or not node._saved:
+        return
+    counter = old._version_counter
+    if any(isinstance(s, SavedTensor) and s._counter is counter for s in node._saved.values()):
+        use_sequence_number()
 
 
 def writable(a: np.ndarray) -> np.ndarray:
@@ -327,7 +340,9 @@ def run_inplace(
     if t._base is not None:
         return _inplace_on_view(t, fn, args, kwargs, overlap, written, stepwise)
     data = _element_by_element(t, fn, args, kwargs) if stepwise else None
-    result = fn(_snapshot(t), *args, **kwargs)
+    old = _snapshot(t)
+    result = fn(old, *args, **kwargs)
+    _number_original_self(result, old)
     _write(t, result._data if data is None else data, overlap, written)
     node = result._grad_fn
     if node is not None:  # None: t's dtype takes no gradient (copy_ of a float into an int)
@@ -448,7 +463,14 @@ def _inplace_on_view(
 ) -> Tensor:
     base = view._base
     data = _element_by_element(view, fn, args, kwargs) if stepwise else None
-    result = fn(_snapshot(view), *args, **kwargs)
+    stale = view._view_version != view._version_counter.value and (
+        view._grad_fn is not None or base.requires_grad
+    )
+    old = _snapshot(view)
+    result = fn(old, *args, **kwargs)
+    if stale and result._grad_fn is not None:  # PyTorch re-derives the view's history for the
+        use_sequence_number()  # op's edges (a node, with a number), then rebases it anyway
+    _number_original_self(result, old)
     data = result._data if data is None else data
     op = result._grad_fn
     if op is None:  # the view's dtype takes no gradient: a plain write

@@ -251,6 +251,57 @@ def snip_returned_input_and_non_tensor_args(torch, out):
     out("grad", x.grad)
 
 
+def snip_gradient_for_a_non_tensor_argument(torch, out):
+    """backward returning a value (a tensor, a number) where forward got a float, an int, None,
+    a string or a list: PyTorch refuses it, naming the 1-based position, in backward, in
+    autograd.grad and with create_graph; None there, or fewer Nones at the end, is fine."""
+
+    def make(second):
+        class Scaled(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, scale, extra):
+                ctx.scale = 2.0
+                return x * ctx.scale
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.scale, second(g), None
+
+        return Scaled
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    for label, second in [
+        ("a tensor", lambda g: g.sum()),
+        ("a 0-d zero", lambda g: torch.tensor(0.0)),
+        ("a number", lambda g: 1.0),
+        ("a zero number", lambda g: 0),
+        ("None", lambda g: None),
+    ]:
+        for scale in (2.5, 3, None, "two", [1, 2]):
+            x.grad = None
+            with out.raises(f"{label} for {scale!r}"):
+                make(second).apply(x, scale, None).sum().backward()
+            out(f"grad after {label} for {scale!r}", x.grad)
+        with out.raises(f"{label}, autograd.grad"):
+            out(f"{label}, grad", torch.autograd.grad(make(second).apply(x, 2.5, None).sum(), x))
+        with out.raises(f"{label}, create_graph"):
+            y = make(second).apply(x, 2.5, None).sum()
+            out(f"{label}, grad", torch.autograd.grad(y, x, create_graph=True))
+
+    class ForTheThird(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, scale, y):
+            return x * scale + y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None, g, g.sum()
+
+    y = torch.tensor([3.0, 4.0])  # a tensor that needs no gradient may still be given one
+    with out.raises("third is a tensor, fourth extra"):
+        ForTheThird.apply(x, 2.0, y).sum().backward()
+
+
 def snip_double_backward_through_function(torch, out):
     class Cube(torch.autograd.Function):
         @staticmethod
