@@ -9,11 +9,16 @@ which fails offline and hides the picture behind an empty widget area, and an ou
 only a widget view has nothing a static page can show (nbconvert warns it is "not able to be
 represented").
 
+The pages read as static pages: each lesson opens with a note saying it is a still copy (the
+code does not run, the ▶ of a player the text mentions is in the notebook), and each player's
+picture says it is a still of the recorded pass instead of "run this cell to replay".
+
 The pages work offline: the template (html_template/offline) drops require.js, MathJax and the
 widget renderer, which JupyterLab's page loads from a CDN, and `$…$` math in markdown becomes
-MathML, which browsers draw themselves. The index follows the course map (labkit/course.py).
-Both languages are exported, the Chinese lessons (notebooks/zh/) to `zh/` with an index in
-Chinese; each index links to the other.
+MathML, which browsers draw themselves. The index follows the course map (labkit/course.py) and
+is exported like a lesson (one markdown cell through the same template: the same look, inline
+code in titles rendered as code). Both languages are exported, the Chinese lessons
+(notebooks/zh/) to `zh/` with an index in Chinese; each index links to the other.
 
     python scripts/export_html.py                 # the lessons -> artifacts/html/ (+ zh/)
     python scripts/export_html.py --lang zh       # only the Chinese ones
@@ -39,7 +44,27 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 MATH = re.compile(r"\$\$(.+?)\$\$|\$([^$\n]+?)\$", re.DOTALL)
 
 sys.path.insert(0, str(NB_DIR))
+sys.path.insert(0, str(ROOT))
 from labkit.course import COURSE, LEVELS_ZH  # noqa: E402  (the course map lives with the lessons)
+
+from widgets.texts import say  # noqa: E402  (the players' own words, in both languages)
+
+# the note under a player's picture (widgets/player.py), which asks to run the cell
+PLAYER_NOTE = re.compile(r'<div class="mg-note">.*?</div>', re.DOTALL)
+STATIC_NOTE = {
+    "en": (
+        "> *A static copy of this lesson with its stored outputs: the code does not run here, "
+        "and each graph player is a still picture of the pass it recorded. To run the code, try "
+        "the exercises and play the animations (the ▶ buttons the text mentions), open the "
+        "notebook in JupyterLab.*"
+    ),
+    "zh": (
+        "> *这是本课连同已保存输出的静态副本：代码在这里不会运行，"
+        "每个计算图播放器都只显示它所记录的那次传播的静态图。"
+        "要运行代码、做练习、播放动画（正文提到的 ▶ 按钮），"
+        "请在 JupyterLab 中打开这个 notebook。*"
+    ),
+}
 
 
 def widget_only(output: nbformat.NotebookNode) -> bool:
@@ -60,10 +85,14 @@ def mathml(markdown: str) -> str:
     return MATH.sub(one, markdown)
 
 
-def static_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy whose outputs render without JavaScript: no widget state, no widget views."""
+def static_notebook(nb: nbformat.NotebookNode, lang: str = "en") -> nbformat.NotebookNode:
+    """A copy whose outputs render without JavaScript and read as a static page: no widget state,
+    no widget views, a note on top saying what the page is, each player's "run this cell" note
+    replaced by one that says its picture is a still."""
     nb = nbformat.from_dict(nb)
     nb.metadata.pop("widgets", None)
+    note = html.escape(say("player.export_note", lang))
+    still = f'<div class="mg-note mg-export-note">{note}</div>'
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = mathml(cell.source)
@@ -71,7 +100,13 @@ def static_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             continue
         cell.outputs = [out for out in cell.outputs if not widget_only(out)]
         for out in cell.outputs:
-            out.get("data", {}).pop(WIDGET_VIEW, None)  # the picture is what a page can show
+            data = out.get("data", {})
+            data.pop(WIDGET_VIEW, None)  # the picture is what a page can show
+            if "text/html" in data:
+                page = "".join(data["text/html"])
+                data["text/html"] = PLAYER_NOTE.sub(lambda _: still, page)
+    if nb.cells:  # after the title, which the index and the page's <title> read
+        nb.cells.insert(1, nbformat.v4.new_markdown_cell(STATIC_NOTE[lang]))
     return nb
 
 
@@ -110,9 +145,10 @@ def export(notebooks: list[Path], out: Path, lang: str = "en") -> Path:
     """Write one HTML page per notebook and an index.html linking them; returns the index."""
     out.mkdir(parents=True, exist_ok=True)
     exporter = HTMLExporter(template_name="offline", extra_template_basedirs=[str(TEMPLATES)])
+    exporter.language_code = INDEX[lang]["lang"]  # <html lang=…>: zh-CN pages pick CJK fonts
     entries = []
     for path in notebooks:
-        nb = static_notebook(nbformat.read(path, as_version=4))
+        nb = static_notebook(nbformat.read(path, as_version=4), lang)
         if not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"):
             print(
                 f"warning: {path.name} has no stored outputs; run `make notebooks` first",
@@ -122,20 +158,31 @@ def export(notebooks: list[Path], out: Path, lang: str = "en") -> Path:
         page = out / f"{path.stem}.html"
         page.write_text(body, encoding="utf-8")
         entries.append((page.name, title_of(nb, path.stem), MAP.get(path.name)))
+    words = INDEX[lang]
     items = "\n".join(
-        f'  <li><a href="{html.escape(name)}">{html.escape(title)}</a>{_about(lesson, lang)}</li>'
+        f"1. [{markdown_text(title)}]({name}){_about(lesson, lang)}"
         for name, title, lesson in entries
     )
-    words = INDEX[lang]
+    source = f"# {words['title']}\n\n{words['intro']}\n\n{words['other']}\n\n{items}\n"
+    index_nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(source)])
+    index_nb.metadata["language_info"] = {"name": "python"}
+    resources = {"metadata": {"name": words["title"]}}
+    body, _ = exporter.from_notebook_node(index_nb, resources=resources)
     index = out / "index.html"
-    index.write_text(
-        f'<!DOCTYPE html>\n<html lang="{words["lang"]}"><head><meta charset="utf-8">'
-        f"<title>{words['title']}</title></head>\n<body>\n<h1>{words['title']}</h1>\n"
-        f"<p>{words['intro']}</p>\n<p>{words['other']}</p>\n"
-        f"<ol>\n{items}\n</ol>\n</body></html>\n",
-        encoding="utf-8",
-    )
+    index.write_text(body, encoding="utf-8")
     return index
+
+
+MARKDOWN_SPECIAL = re.compile(r"([\\*_\[\]<>&#!|])")
+
+
+def markdown_text(title: str) -> str:
+    """A title as markdown link text: `code` spans kept (rendered as code), every other
+    character that markdown or HTML would read escaped."""
+    parts = re.split(r"(`[^`]+`)", title)
+    return "".join(
+        part if part.startswith("`") else MARKDOWN_SPECIAL.sub(r"\\\1", part) for part in parts
+    )
 
 
 MAP = {lesson.file: lesson for lesson in COURSE}

@@ -7,11 +7,13 @@
     with record_backward(loss, forward=fwd) as bwd: loss.backward()
     bwd.player()                                   # watch the engine run, edge by edge
     forward_and_reverse(f, [x], [v])               # forward mode (tangents) and reverse mode
+    side_by_side({"minigrad": g1, "PyTorch": g2})  # pictures in a row that wraps to fit
 
 widgets reads minigrad (and torch, when handed torch objects); nothing here is imported by minigrad.
 """
 
 from .api import draw_graph
+from .beside import SideBySide, side_by_side
 from .language import set_language
 from .model import GEdge, GNode, Graph
 from .modes import ModesView, forward_and_reverse
@@ -31,9 +33,11 @@ __all__ = [
     "GraphView",
     "LayoutError",
     "ModesView",
+    "SideBySide",
     "draw_graph",
     "forward_and_reverse",
     "record_backward",
     "record_forward",
     "set_language",
+    "side_by_side",
 ]

@@ -89,8 +89,8 @@ def wide_label_width(title: str, lines: Sequence[str]) -> dict[str, str]:
     return {"width": f"{need / 72 + 0.2:.2f}"}
 
 
-def node_lines(node: GNode) -> list[str]:
-    """The detail lines under a node's title."""
+def node_lines(node: GNode, lang: str | None = None) -> list[str]:
+    """The detail lines under a node's title (the first is its shape: legend.shape says so)."""
     lines = []
     if node.kind not in ("backward", "accumulate") or node.shape is not None:
         lines.append(format_shape(node.shape))
@@ -99,7 +99,7 @@ def node_lines(node: GNode) -> list[str]:
     if node.grad is not None:
         lines.append(f".grad {node.grad}")
     if node.freed:
-        lines.append("freed")
+        lines.append(say("node.freed", lang))
     return lines
 
 
@@ -116,7 +116,9 @@ def to_dot(drawing: Drawing, *, rankdir: str = "TB", lang: str | None = None) ->
     ]
     titles = drawing.titles
     clustered = {nid for cl in drawing.clusters.values() for nid in cl.node_ids}
-    out += [_node(node, titles[node.id]) for node in drawing.nodes if node.id not in clustered]
+    out += [
+        _node(node, titles[node.id], lang) for node in drawing.nodes if node.id not in clustered
+    ]
     boxes = {box.id: box for box in drawing.boxes}
     out += [_box(box, lang) for box in drawing.boxes if box.id not in clustered]
     out += _clusters(drawing, boxes, lang)
@@ -127,8 +129,8 @@ def to_dot(drawing: Drawing, *, rankdir: str = "TB", lang: str | None = None) ->
     return "\n".join(out) + "\n"
 
 
-def _node(node: GNode, title: str) -> str:
-    lines = node_lines(node)
+def _node(node: GNode, title: str, lang: str | None = None) -> str:
+    lines = node_lines(node, lang)
     attrs = {
         "label": html_label(title, lines),
         "id": node.id,
@@ -179,7 +181,9 @@ def _clusters(drawing: Drawing, boxes: dict[str, Box], lang: str | None) -> list
         lines = [f"subgraph cluster_{cluster.id} {{", f"graph {attr_list(attrs)}"]
         for nid in cluster.node_ids:
             lines.append(
-                _node(nodes[nid], drawing.titles[nid]) if nid in nodes else _box(boxes[nid], lang)
+                _node(nodes[nid], drawing.titles[nid], lang)
+                if nid in nodes
+                else _box(boxes[nid], lang)
             )
         for child in cluster.children:
             lines += write(child)
@@ -203,4 +207,8 @@ def legend_html(drawing: Drawing, lang: str | None = None) -> str:
         for kind in LEGEND
         if kind in kinds
     )
-    return f'<div class="mg-static-legend" style="margin-top:4px">{items}</div>'
+    shapes = (
+        '<span class="mg-static-legend-item mg-shape-note" style="display:inline-block;'
+        f'margin:2px 6px 2px 0;font-size:12px">{escape_html(say("legend.shape", lang))}</span>'
+    )
+    return f'<div class="mg-static-legend" style="margin-top:4px">{items}{shapes}</div>'

@@ -91,10 +91,10 @@ class HookNamer:
                 kind, fns = "module", list(bh.user_hooks)  # no input needs grad: they run here
             else:
                 what = "grad_output" if side == "_output_hook" else "grad_input"
-                name = self.b.modules.module_name(module)
+                name = self.b.modules.module_name(module, self.lang)
                 return None, say("hook.passes_on", self.lang, owner=name, what=what)
         if module is not None:
-            owner = self.b.modules.module_name(module)
+            owner = self.b.modules.module_name(module, self.lang)
         elif kind in ("tensor", "retain_grad", "post_accumulate"):
             owner, target = self._tensor_owner(rec, owner, target)
         names = [

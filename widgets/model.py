@@ -37,6 +37,7 @@ class GNode:
     placeholder: bool = False  # `name` only says what it is ("output", "constant"): translated
     seq: int | None = None  # a graph node's sequence number (creation order; AccumulateGrad's is
     # UINT64_MAX = 18446744073709551615, in torch and minigrad alike)
+    dtype: str | None = None  # a tensor's (or an AccumulateGrad's leaf's) dtype: `float32`
 
     def title(self, lang: str | None = None) -> str:
         """The node's own name, before `Graph.titles` tells apart nodes that share it; what

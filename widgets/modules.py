@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import adapters
+from .texts import say
 
 
 def flatten_tensors(value: Any) -> list[Any]:
@@ -96,14 +97,14 @@ class ModuleMap:
             self.module_of.setdefault(node, path)
             stack.extend(n for n, _ in node.next_functions if n is not None)
 
-    def module_name(self, module: Any) -> str:
-        """A module in words: `Linear fc1`, `Sequential (the model)`, or its class alone when
-        it is not part of the model this map knows."""
+    def module_name(self, module: Any, lang: str | None = None) -> str:
+        """A module in words: `Linear fc1`, `Sequential (the model)` (`Sequential（模型）` in
+        Chinese), or its class alone when it is not part of the model this map knows."""
         cls = type(module).__name__
         path = self.paths.get(id(module))
         if path is None:
             return cls
-        return f"{cls} {path}" if path else f"{cls} (the model)"
+        return f"{cls} {path}" if path else say("module.root", lang, cls=cls)
 
     def param_module(self, t: Any) -> str | None:
         """The module owning parameter `t` (None for tensors that are not parameters)."""

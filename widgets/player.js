@@ -8,8 +8,11 @@
 //
 // The view: node labels stay readable (at least MIN_LABEL_PX on screen at the default zoom, a
 // bigger graph scrolls), ctrl+wheel or pinch zooms around the pointer, a drag pans, a minimap
-// shows where the view is, and the node being played is kept in view. Numbers are drawn where
-// they happen: the gradient on the active edge, `.grad` by each leaf, a badge where a hook fired.
+// above the side panel (never over the drawing) shows where the view is, and the node being
+// played is kept in view. Numbers are drawn where they happen: the gradient on the active edge,
+// `.grad` by each leaf, a badge where a hook fired. A hover on a node says what it is (kind,
+// shape, dtype, what it saved: `tips`, written in Python) and its .grad or tangent so far.
+// The drawing takes JupyterLab's theme (player.css): light or dark paper.
 //
 // Keyboard, with the focus anywhere in the player: ←/→ step, Home/End first/last, space plays
 // and pauses. The same file runs in a saved replay (widgets/replay.py), with a stand-in model.
@@ -32,7 +35,9 @@ const BASE_DELAY_MS = 700;
 const SHORT_LIST = 8; // panel lists show this many lines, then a "… N more" button
 const LONG_LIST = 1000; // an opened list stops here (a big graph waits on thousands of nodes)
 const PAN_START_PX = 4; // a press that moves less than this is a click (a module box toggles)
-const MINIMAP = { width: 180, height: 140 };
+// the minimap, above the side panel (never over the drawing): its largest box, and the least
+// width or height it keeps (a very tall or wide graph is stretched to that, not drawn as a sliver)
+const MINIMAP = { width: 280, height: 180, min: 56 };
 // badges drawn on the paper (units): monospace, so a label's width is known without measuring
 const BADGE = { font: 11, height: 16, charWidth: 11 * 0.62, pad: 4, maxChars: 40 };
 // when several things happen to one element, the later one in this list wins
@@ -141,7 +146,7 @@ function sidePanel(mode, texts) {
   return { panel, sections };
 }
 
-// the drawing's scroll area, with the minimap floating over its corner
+// the drawing's scroll area, and the minimap (placed above the side panel by buildView)
 function stage(texts) {
   const wrap = h("div", "mg-stage");
   const graph = h("div", "mg-graph");
@@ -154,7 +159,7 @@ function stage(texts) {
   image.draggable = false;
   const frame = h("div", "mg-minimap-view");
   minimap.append(image, frame);
-  wrap.append(graph, minimap);
+  wrap.append(graph);
   return { wrap, graph, minimap, minimapImage: image, minimapView: frame };
 }
 
@@ -181,7 +186,9 @@ function buildView(model, el) {
   legend.setAttribute("aria-label", say(texts, "legend"));
   main.append(parts.wrap, legend);
   const { panel, sections } = sidePanel(mode, texts);
-  body.append(main, panel);
+  const side = h("div", "mg-side");
+  side.append(parts.minimap, panel);
+  body.append(main, side);
   root.append(controls.bar, summary, stepText, body);
   return {
     model, mode, texts, root, ...controls, summary, stepText, ...parts, legend, sections,
@@ -189,6 +196,7 @@ function buildView(model, el) {
     opened: {}, // section -> true when its "… N more" was clicked
     frames: [],
     titles: {},
+    tips: {},
     alias: {},
     groups: new Map(), // element id -> model ids it stands for (a box, a merged edge)
     doable: new Set(), // model ids that some frame marks done (a box is done when all are)
@@ -258,6 +266,9 @@ function preparePaper(view, svgText) {
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", say(view.texts, "graph", { summary: view.model.get("summary") }));
   const paper = svg.querySelector("g.graph") || svg;
+  // Graphviz titles the paper `%3`: a hover on it says what the graph is
+  const paperTitle = paper.querySelector(":scope > title");
+  if (paperTitle) paperTitle.textContent = svg.getAttribute("aria-label");
   const m = paper.transform && paper.transform.baseVal.consolidate();
   view.toSvg = m ? m.matrix : svg.createSVGMatrix(); // paper units -> SVG units
   const { a, d, e, f } = view.toSvg; // Graphviz only translates its paper (a = d = 1)
@@ -273,27 +284,82 @@ function preparePaper(view, svgText) {
                 svg.querySelector("g.node text");
   view.labelUnits = parseFloat(title && title.getAttribute("font-size")) || 11;
   nameElements(view);
-  view.minimapUrl = URL.createObjectURL(new Blob([svgText], { type: "image/svg+xml" }));
+  view.svgText = svgText; // the minimap's picture is made when it is first shown
+}
+
+// the minimap's image in the theme's colours as they are now (read once the player is in the
+// page: a view rendered before it is attached has no theme yet); remade when they change
+function paintMinimap(view) {
+  const style = getComputedStyle(view.root);
+  const key = ["--jp-layout-color0", "--jp-ui-font-color1"]
+    .map((name) => style.getPropertyValue(name).trim()).join("|");
+  if (view.minimapUrl && view.minimapKey === key) return;
+  if (view.minimapUrl) URL.revokeObjectURL(view.minimapUrl);
+  const mini = minimapSvg(view.svgText, style);
+  view.minimapUrl = URL.createObjectURL(new Blob([mini], { type: "image/svg+xml" }));
+  view.minimapKey = key;
   view.minimapImage.src = view.minimapUrl;
 }
 
-// Graphviz titles a node by its DOT id (`n3`): a hover should say its name
+// The minimap's picture: the drawing, stretched to the minimap's box (preserveAspectRatio none:
+// a very tall graph keeps a usable width), on the theme's paper with its lines in the theme's
+// text colour (an image does not see the page's CSS, so the colours are written into it).
+function minimapSvg(svgText, style) {
+  const paper = style.getPropertyValue("--jp-layout-color0").trim() || "#fff";
+  const ink = style.getPropertyValue("--jp-ui-font-color1").trim() || "#000";
+  const css = `<style>g.graph > polygon { fill: ${paper}; }
+    g.edge path[stroke="black"] { stroke: ${ink}; }
+    g.edge polygon[stroke="black"] { fill: ${ink}; stroke: ${ink}; }</style>`;
+  return svgText.replace(/<svg\b([^>]*)>/, (tag, attrs) => {
+    const kept = attrs.replace(/\spreserveAspectRatio="[^"]*"/, "");
+    return `<svg${kept} preserveAspectRatio="none">${css}`;
+  });
+}
+
+// Graphviz titles a node by its DOT id (`n3`): a hover should say what the node is (its name,
+// kind, shape, dtype, what it saved: `tips`, written in Python), plus what the play has shown so
+// far (`liveTip`, added when the pointer comes over it). textContent: no name becomes markup.
 function nameElements(view) {
   const name = (id) => view.titles[id] || id;
   for (const [id, item] of view.elements) {
     const title = item.el.firstElementChild;
     if (!title || title.tagName !== "title") continue;
-    if (item.base.startsWith("node") && view.titles[id]) title.textContent = name(id);
-    else if (item.base.startsWith("edge")) {
+    if (item.base.startsWith("node") && (view.tips[id] || view.titles[id])) {
+      title.textContent = view.tips[id] || name(id);
+    } else if (item.base.startsWith("edge")) {
       const ends = title.textContent.split("->");
       if (ends.length === 2) title.textContent = `${name(ends[0])} → ${name(ends[1])}`;
     }
   }
 }
 
+// a node's hover text at the current frame: its tip, then its .grad so far and its tangent
+function liveTip(view, id) {
+  const lines = [view.tips[id] || view.titles[id] || id];
+  const leaf = view.state.leaves.get(id);
+  if (leaf) lines.push(say(view.texts, "tip.grad_now", { grad: leaf.after }));
+  const tangent = view.tangents && view.tangents.get(id);
+  if (tangent !== undefined && view.state.shown.has(id)) {
+    lines.push(say(view.texts, "tip.tangent", { tangent }));
+  }
+  return lines.join("\n");
+}
+
+function wireTips(view) {
+  view.graph.addEventListener("pointerover", (event) => {
+    const g = event.target instanceof Element ? event.target.closest("g.node") : null;
+    const item = g && view.elements.get(g.id);
+    const title = item && item.el.firstElementChild;
+    if (!title || title.tagName !== "title" || !view.tips[g.id]) return;
+    title.textContent = liveTip(view, g.id);
+  });
+}
+
 function dropMinimap(view) {
   if (view.minimapUrl) URL.revokeObjectURL(view.minimapUrl);
   view.minimapUrl = null;
+  view.minimapKey = null;
+  view.svgText = null;
   view.minimap.hidden = true;
 }
 
@@ -409,9 +475,15 @@ function fillLegend(view) {
   if (legend.hidden) return;
   const kinds = KINDS.filter(([kind]) => graph.querySelector(`g.node.mg-n-${kind}`));
   const states = STATES[mode];
+  const shapeNote = h("span", "mg-legend-item mg-shape-note", say(texts, "legend.shape"));
+  shapeNote.setAttribute("role", "listitem");
+  const nodes = legendRow(say(texts, "legend.nodes"), say(texts, "colon"),
+                          kinds.map(([kind, fill, shape]) =>
+                            legendItem(swatch(`mg-key mg-key-${kind}`, shape, fill),
+                                       say(texts, `kind.${kind}`))));
+  nodes.appendChild(shapeNote);
   legend.append(
-    legendRow(say(texts, "legend.nodes"), say(texts, "colon"), kinds.map(([kind, fill, shape]) =>
-      legendItem(swatch(`mg-key mg-key-${kind}`, shape, fill), say(texts, `kind.${kind}`)))),
+    nodes,
     legendRow(say(texts, mode === "forward" ? "legend.steps" : "legend.engine"),
               say(texts, "colon"), states.map(([state, words, shape, fill]) =>
                 legendItem(swatch(`mg-key mg-key-${state}`, shape, fill),
@@ -521,12 +593,16 @@ function paperOffset(view) {
 function updateMinimap(view) {
   const { minimap, minimapImage, vb0, size, port, root } = view;
   const larger = size.w > port.w + 1 || size.h > port.maxH + 1;
-  minimap.hidden = !larger || !view.minimapUrl;
+  minimap.hidden = !larger || !view.svgText;
+  if (!minimap.hidden) paintMinimap(view);
   root.dataset.minimap = minimap.hidden ? "hidden" : "shown";
   if (minimap.hidden) return;
-  view.miniScale = Math.min(MINIMAP.width / vb0.w, MINIMAP.height / vb0.h);
-  minimapImage.style.width = `${vb0.w * view.miniScale}px`;
-  minimapImage.style.height = `${vb0.h * view.miniScale}px`;
+  const fit = Math.min(MINIMAP.width / vb0.w, MINIMAP.height / vb0.h);
+  const w = clamp(vb0.w * fit, MINIMAP.min, MINIMAP.width);
+  const hgt = clamp(vb0.h * fit, MINIMAP.min, MINIMAP.height);
+  view.miniScale = { x: w / vb0.w, y: hgt / vb0.h };
+  minimapImage.style.width = `${w}px`;
+  minimapImage.style.height = `${hgt}px`;
   moveMinimapView(view);
 }
 
@@ -540,16 +616,16 @@ function moveMinimapView(view) {
   const w = Math.min(port.w / scale, vb0.w);
   const hgt = Math.min(port.h / scale, vb0.h);
   Object.assign(minimapView.style, {
-    left: `${clamp(u, 0, vb0.w) * miniScale}px`, top: `${clamp(v, 0, vb0.h) * miniScale}px`,
-    width: `${w * miniScale}px`, height: `${hgt * miniScale}px`,
+    left: `${clamp(u, 0, vb0.w) * miniScale.x}px`, top: `${clamp(v, 0, vb0.h) * miniScale.y}px`,
+    width: `${w * miniScale.x}px`, height: `${hgt * miniScale.y}px`,
   });
 }
 
 // a press on the minimap: centre the view on that point of the drawing
 function minimapJump(view, event) {
   const r = view.minimapImage.getBoundingClientRect();
-  const u = view.vb0.x + (event.clientX - r.left) / view.miniScale;
-  const v = view.vb0.y + (event.clientY - r.top) / view.miniScale;
+  const u = view.vb0.x + (event.clientX - r.left) / view.miniScale.x;
+  const v = view.vb0.y + (event.clientY - r.top) / view.miniScale.y;
   const off = paperOffset(view);
   scrollToPx(view, off.x + (u - view.vb.x) * view.scale - view.port.w / 2,
              off.y + (v - view.vb.y) * view.scale - view.port.h / 2);
@@ -714,8 +790,11 @@ function drawHookFlash(view, f) {
   const box = el ? boxOf(view, el) : null;
   if (!box) return hideBadge(view.hookFlash);
   const kind = say(view.texts, `hook.${hook.kind}`); // every kind has its word (texts.py)
-  placeBadge(view.hookFlash, `⚑ ${kind}`, box.x + box.width, box.y - 3, 0.7, 1, hook.text,
-             view.paper);
+  // above the node, ending left of the ⚑ mark centred on its top right corner (syncHookMark),
+  // and above the mark's top too: pushed right by the paper's edge, it still leaves it clear
+  const markHalf = badgeWidth("⚑") / 2 + 3;
+  placeBadge(view.hookFlash, `⚑ ${kind}`, box.x + box.width - markHalf,
+             box.y - BADGE.height / 2 - 2, 1, 1, hook.text, view.paper);
   view.hookFlash.dataset.for = el;
   view.hookFlash.dataset.kind = hook.kind || "";
   if (!REDUCED_MOTION && view.hookFlash.animate) { // blinks three times (no reflow needed)
@@ -729,7 +808,8 @@ function drawErrorBadge(view) {
   const el = error ? elementOf(view, error.node) : null;
   const box = el ? boxOf(view, el) : null;
   if (!box) return hideBadge(view.errorBadge);
-  placeBadge(view.errorBadge, "✗ error", box.x, box.y, 0.3, 1, error.error, view.paper);
+  placeBadge(view.errorBadge, say(view.texts, "error_badge"), box.x, box.y, 0.3, 1, error.error,
+             view.paper);
   view.errorBadge.dataset.for = el;
 }
 
@@ -1186,6 +1266,7 @@ function wireMinimap(view) {
 function watchSize(view) {
   if (typeof ResizeObserver === "undefined") return null;
   const observer = new ResizeObserver(() => {
+    if (view.hidden) hidePictures(view); // shown or resized: its picture may have come since
     const { w, maxH } = view.port;
     measurePort(view);
     if (!view.svg) return;
@@ -1205,6 +1286,7 @@ function reload(view) {
   const packed = model.get("frames_json"); // a live player's; a saved replay has `frames`
   view.frames = packed ? JSON.parse(packed) : model.get("frames") || [];
   view.titles = model.get("titles") || {};
+  view.tips = model.get("tips") || {};
   view.tangents = new Map(view.frames.filter((f) => f.tangent).map((f) => [f.node, f.tangent]));
   view.alias = model.get("alias") || {};
   view.groups = groupMembers(view.alias, model.get("boxes") || {});
@@ -1224,17 +1306,56 @@ function followKernel(view) { // `player.frame = k` in Python moves this view to
   if (k !== view.current && view.frames.length) goto(view, k);
 }
 
-// the picture output displayed with this player (widgets/player.py) is not needed while it lives
-function hidePictures(model) {
-  const key = model.get("key");
-  const hidden = [];
-  if (!key) return hidden;
-  for (const picture of document.querySelectorAll(`.mg-fallback[data-mg-player="${key}"]`)) {
+// The picture output displayed with this player (widgets/player.py) is not needed while it lives.
+// It is hidden whenever it is found: at render, once the view is in the page (an output area is
+// often built before it is attached), and whenever the output area changes (a notebook reopened
+// with its kernel alive renders its widgets while its outputs are still being put in place).
+// player.css hides it too, by the page's structure alone (a picture followed by a live player).
+function fallbacks(view) {
+  const key = view.model.get("key");
+  if (!key) return [];
+  const mine = `.mg-fallback[data-mg-player="${key}"]`;
+  const found = new Set(document.querySelectorAll(mine));
+  const area = view.root.closest(".jp-OutputArea");
+  if (area) for (const picture of area.querySelectorAll(mine)) found.add(picture);
+  return [...found];
+}
+
+function hidePictures(view) {
+  for (const picture of fallbacks(view)) {
     const output = picture.closest(".jp-OutputArea-child") || picture;
-    hidden.push([output, output.style.display]);
+    if (view.hidden.has(output)) continue;
+    view.hidden.set(output, output.style.display);
     output.style.display = "none";
   }
-  return hidden;
+  view.root.dataset.fallbacksHidden = String(view.hidden.size);
+}
+
+function showPictures(view) {
+  for (const [output, display] of view.hidden) output.style.display = display;
+  view.hidden.clear();
+}
+
+// hide the pictures now, on every frame until the view is in the page, then on every change of
+// its output area (a MutationObserver: outputs added, replaced or removed)
+function watchPictures(view) {
+  hidePictures(view);
+  let tries = 0;
+  let observer = null;
+  const attach = () => {
+    if (view.gone) return;
+    hidePictures(view);
+    const area = view.root.isConnected ? view.root.closest(".jp-OutputArea") : null;
+    if (area && typeof MutationObserver !== "undefined") {
+      observer = new MutationObserver(() => hidePictures(view));
+      observer.observe(area, { childList: true }); // its outputs, not the player's own steps
+      return;
+    }
+    if (view.root.isConnected) return; // in a page without output areas (a saved replay)
+    if (tries++ < 600) requestAnimationFrame(attach); // ~10 s: a saved replay has no area
+  };
+  requestAnimationFrame(attach);
+  return () => { if (observer) observer.disconnect(); };
 }
 
 function render({ model, el }) {
@@ -1243,7 +1364,9 @@ function render({ model, el }) {
   wireZoom(view);
   wirePan(view);
   wireMinimap(view);
-  const hidden = hidePictures(model);
+  wireTips(view);
+  view.hidden = new Map(); // fallback picture output -> its display before it was hidden
+  const unwatch = watchPictures(view);
   const onSvg = () => reload(view);
   const onFrame = () => followKernel(view);
   model.on("change:svg", onSvg);
@@ -1251,12 +1374,14 @@ function render({ model, el }) {
   reload(view);
   const observer = watchSize(view);
   return () => { // the view is gone (output cleared): stop the timer, drop the listeners
+    view.gone = true;
     if (view.timer !== null) clearTimeout(view.timer);
     if (observer) observer.disconnect();
+    unwatch();
     dropMinimap(view);
     model.off("change:svg", onSvg);
     model.off("change:frame", onFrame);
-    for (const [output, display] of hidden) output.style.display = display;
+    showPictures(view);
   };
 }
 

@@ -6,7 +6,10 @@ clicked open or closed, which needs a new layout.
 
 A player displays as two outputs: its picture (an image, with "run the cell to replay"), then the
 live widget. A notebook without the widget's model (opened fresh and untrusted, reopened after
-its kernel is gone, exported by nbconvert) shows the picture; the live widget hides it. The
+its kernel is gone, exported by nbconvert) shows the picture; the live widget hides it, every
+time: player.css hides a picture output followed by a live player, and player.js hides its own
+(by key) at render, once it is in the page and whenever its output area changes (a notebook
+reopened with its kernel alive attaches its widgets while its outputs are still being set). The
 picture's trusted HTML also hides the "model not found" message of its widget output, with a
 stylesheet rule that matches only a widget output with nothing rendered in it.
 `save_html` writes the replay to one file that needs no kernel and no network (replay.py).
@@ -65,6 +68,7 @@ class Player(anywidget.AnyWidget):
     # 10,000-node player: 0.17 s in the kernel alone); one string passes through whole
     frames_json = traitlets.Unicode("[]").tag(sync=True)
     titles = traitlets.Dict().tag(sync=True)  # model id (and box id) -> THE display name
+    tips = traitlets.Dict().tag(sync=True)  # model id -> what a hover on its node says (tips.py)
     alias = traitlets.Dict().tag(sync=True)  # model id -> element standing for it
     boxes = traitlets.Dict().tag(sync=True)  # box id -> the runnable model ids inside it
     legend = traitlets.Bool(True).tag(sync=True)  # whether the front end shows its legend
@@ -134,6 +138,7 @@ class Player(anywidget.AnyWidget):
             "message": message,
             "alias": drawing.alias,
             "titles": drawing.titles,
+            "tips": view.tips(),
             "boxes": drawing.box_members(view.graph),
             "summary": view.summary(),
             "timings": {

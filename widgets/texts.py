@@ -120,6 +120,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "；只画出离根最近的 {k:,} 个元素，另外 {n:,} 个节点收在一个框里",
     ),
     "graph.model": ("(model)", "（模型）"),
+    "module.root": ("{cls} (the model)", "{cls}（模型）"),
     "node.output": ("output", "输出"),
     "node.constant": ("constant", "常量"),
     "node.leaf": ("leaf", "叶子"),
@@ -151,7 +152,34 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{path}: a player closes it on a click on the frame",
         "{path}：在播放器中点击边框可折叠",
     ),
+    "node.freed": ("freed", "已释放"),
+    "legend.shape": (
+        "[2, 3] under a name: the tensor's shape ([] is a scalar)",
+        "名字下的 [2, 3]：张量的形状（[] 表示标量）",
+    ),
+    # --- a node's hover text (tips.py) ---------------------------------------------------------
+    "tip.shape": ("shape {shape}", "形状 {shape}"),
+    "tip.scalar": ("shape {shape}: a scalar (no dimensions)", "形状 {shape}：标量（没有维度）"),
+    "tip.shape_backward": (
+        "shape {shape}: of its forward output, so of the gradient it receives",
+        "形状 {shape}：它的前向输出的形状，也就是它收到的梯度的形状",
+    ),
+    "tip.dtype": (", dtype {dtype}", "，数据类型 {dtype}"),
+    "tip.values": ("value {values}", "值 {values}"),
+    "tip.grad": (".grad when drawn: {grad}", "画图时的 .grad：{grad}"),
+    "tip.saved": ("saved for backward: {names}", "为反向传播保存了：{names}"),
+    "tip.saved_by": ("saved by {node} for its backward", "由 {node} 为反向传播保存"),
+    "tip.writes": ("adds the gradient into {leaf}.grad", "把梯度累加进 {leaf}.grad"),
+    "tip.freed": (
+        "freed: a backward pass without retain_graph released it",
+        "已释放：一次没有设置 retain_graph 的反向传播释放了它",
+    ),
+    "tip.module": ("made in module {path}", "由模块 {path} 创建"),
     # --- the players (player.py, replay.py) ---------------------------------------------------
+    "player.export_note": (
+        "A still picture of the recorded pass (in the notebook, a player replays it step by step).",
+        "记录下来的这次传播的静态图（在 notebook 中，播放器可以逐步回放它）。",
+    ),
     "player.replay_note": (
         "▶ Run this cell to replay the animation (a live player replaces this picture).",
         "▶ 运行这个单元格即可重放动画（届时可交互的播放器会替换这张图）。",
@@ -234,6 +262,13 @@ TEXTS: dict[str, tuple[str, str]] = {
     "ui.state.error": ("error (dash-dot, ✗)", "错误（点划线，✗）"),
     "ui.state.created": ("created at this step (thickest border)", "这一步创建的（边框最粗）"),
     "ui.state.hidden": ("not created yet (faint)", "尚未创建（很淡）"),
+    "ui.legend.shape": (
+        "[2, 3] under a name: the tensor's shape ([] is a scalar); hover a node for more",
+        "名字下的 [2, 3]：张量的形状（[] 表示标量）；把鼠标停在节点上可看更多",
+    ),
+    "ui.tip.grad_now": (".grad at this step: {grad}", "这一步的 .grad：{grad}"),
+    "ui.tip.tangent": ("its output's tangent: {tangent}", "输出的切向量：{tangent}"),
+    "ui.error_badge": ("✗ error", "✗ 错误"),
     "ui.hook.tensor": ("tensor hook", "张量钩子"),
     "ui.hook.retain_grad": ("retain_grad hook", "retain_grad 钩子"),
     "ui.hook.pre": ("pre-hook", "前置钩子"),

@@ -23,6 +23,7 @@ from .language import resolve
 from .model import Graph
 from .svg import LayoutError, layout_svg
 from .texts import say
+from .tips import node_tips
 
 if TYPE_CHECKING:
     from .walk import GraphBuilder
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
 # grows faster than linearly: past this, modules are collapsed (or the far part cut) automatically
 MAX_NODES = 1500
 LISTED = 5  # collapsed modules named in a summary before "and N more"
+# a picture's box never grows wider than the column it sits in, not even as an item of a row of
+# pictures (a flex item's minimum width is its content's by default): a wide picture scrolls
+STATIC_BOX = "min-width:0;max-width:100%"
 
 
 def collapsed_paths(
@@ -109,6 +113,7 @@ class GraphView:
         self.builder = builder
         self._drawings: dict[frozenset, Drawing] = {}  # per set of collapsed modules
         self._sources: dict[frozenset, str] = {}
+        self._tips: dict[frozenset, dict[str, str]] = {}
 
     def toggle(self, module_id: str) -> None:
         """Collapse an expanded module or expand a collapsed one, by its element id (`m<k>`).
@@ -158,6 +163,13 @@ class GraphView:
             raise KeyError(f"{obj!r} is not part of this graph")
         return titles[nid]
 
+    def tips(self) -> dict[str, str]:
+        """Model id -> what a hover on that drawn node says (tips.py), in this view's language."""
+        key = frozenset(self.collapsed)
+        if key not in self._tips:
+            self._tips[key] = node_tips(self.graph, self.drawing(), self.lang)
+        return self._tips[key]
+
     def summary(self) -> str:
         """The graph's node counts by kind, plus what is collapsed or cut (deterministic)."""
         text = self.graph.summary(self.lang)
@@ -196,7 +208,7 @@ class GraphView:
         """HTML showing the picture (or the reason there is none) under a caption line."""
         head = escape_html(caption or self.summary())
         return (
-            f'<div class="mg-static"><div class="mg-caption">{head}</div>'
+            f'<div class="mg-static" style="{STATIC_BOX}"><div class="mg-caption">{head}</div>'
             f"{self.picture_html()}</div>"
         )
 
@@ -206,10 +218,11 @@ class GraphView:
 
 def svg_image(svg: str, alt: str) -> str:
     """An `<img>` showing `svg` from a data URI (base64: no character of it needs escaping), at
-    its own size (labels stay readable) in a box that scrolls when the picture is bigger."""
+    its own size (labels stay readable) in a box that scrolls when the picture is bigger: wider
+    than the column, or taller than every lesson's pictures (1000 px: none is cut off)."""
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
     return (
-        '<div class="mg-scroll" style="overflow:auto;max-width:100%;max-height:720px">'
+        '<div class="mg-scroll" style="overflow:auto;max-width:100%;max-height:1000px">'
         f'<img class="mg-picture" alt="{escape_html(alt)}" style="max-width:none;height:auto" '
         f'src="data:image/svg+xml;base64,{data}"></div>'
     )

@@ -17,6 +17,12 @@ from .model import Graph
 from .modules import ModuleMap
 
 
+def dtype_name(t: Any) -> str | None:
+    """`float32` for a minigrad or torch tensor (`minigrad.float32`, `torch.float32`)."""
+    dtype = getattr(t, "dtype", None)
+    return None if dtype is None else str(dtype).rsplit(".", 1)[-1]
+
+
 class GraphBuilder:
     """Grows one Graph from any number of root tensors; ids continue across `add_roots` calls.
 
@@ -95,6 +101,7 @@ class GraphBuilder:
                 "accumulate",
                 "AccumulateGrad",
                 shape=tuple(var.shape),
+                dtype=dtype_name(var),
                 module=self.modules.param_module(var),
                 seq=adapters.sequence_nr(node),
             )
@@ -168,6 +175,7 @@ class GraphBuilder:
             name or default,
             placeholder=not name,  # no name of its own: the picture says what it is
             shape=tuple(t.shape),
+            dtype=dtype_name(t),
             values=self._values(t),
             grad=self._values(adapters.stored_grad(t)),
             module=module,

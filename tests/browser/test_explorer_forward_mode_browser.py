@@ -1,7 +1,8 @@
 """The forward-mode player beside the reverse one, in a real JupyterLab 4 + headless Chromium:
 the explorer demo's section 9 (`forward_and_reverse`) run from a fresh kernel, stepped as a
 learner would, in English on the light theme and in Chinese on the dark one. Each tangent
-asserted is text Python wrote. Screenshots: artifacts/screenshots/forward-mode-*.png."""
+asserted is text Python wrote; a hover says a node's shape and dtype, an op's output tangent.
+Screenshots: artifacts/screenshots/forward-mode-*.png."""
 
 from __future__ import annotations
 
@@ -42,6 +43,15 @@ def test_tangents_appear_node_by_node_beside_the_backward_pass(lab, lab_page, sh
     expect(dual).to_have_attribute("data-frame", "3")
     expect(badge).to_have_text(f"{word} 0.9182")  # the sum: J·v
     expect(dual.locator(".mg-sec-created .mg-line").first).to_contain_text(f"{word} 0.9182")
+    # a hover says what a node is: the input its shape and dtype, an op its output's tangent
+    leaf = dual.locator(".mg-graph g.node.mg-n-leaf").first
+    leaf.hover()
+    tip = leaf.locator("title").text_content()
+    assert tip.startswith("x\n") and "[3]" in tip and "float32" in tip, tip
+    sin = dual.locator(".mg-graph g.node", has_text="SinBackward0").first
+    sin.hover()
+    tip = sin.locator("title").text_content()
+    assert f"{word}" in tip and "[0.8776, 0., 0.]" in tip, tip
     dual.screenshot(path=str(shot_dir / f"forward-mode-{lang}-end.png"))
 
     reverse = page.locator(f"{OUT} .mg-player[data-mode=backward]").last

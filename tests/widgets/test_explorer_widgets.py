@@ -46,7 +46,9 @@ def test_graph_view_outputs_are_deterministic_and_show_without_javascript():
         "leaf, 4 backward nodes, 2 AccumulateGrad, 3 saved tensors)"
     )
     html = bundles[0]["text/html"]
-    assert html.startswith('<div class="mg-static"><div class="mg-caption">13 nodes')
+    assert html.startswith(
+        '<div class="mg-static" style="min-width:0;max-width:100%"><div class="mg-caption">13 nodes'
+    )
     assert "<svg" not in html  # JupyterLab strips inline SVG from untrusted HTML; images stay
     (svg,) = pictures(html)
     assert svg.startswith("<svg ") and svg.endswith("</svg>\n") and 'id="n8"' in svg
