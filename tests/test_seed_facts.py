@@ -166,6 +166,26 @@ def test_001_mark_non_differentiable_on_input_has_no_effect(lib: ModuleType) -> 
     assert out.grad_fn is not None
 
 
+def test_001_a_marked_input_that_forward_returns_is_non_differentiable(lib: ModuleType) -> None:
+    """The mark reaches only what forward returns: the article's Detach returns a new tensor,
+    so its mark is lost; an input marked and returned as it is comes out non-differentiable."""
+
+    class ReturnsMarkedInput(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, input: Any) -> Any:
+            ctx.mark_non_differentiable(input)
+            return input
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            return grad
+
+    w = lib.tensor([1.0], requires_grad=True)
+    out = ReturnsMarkedInput.apply(w)
+    assert out.requires_grad is False and out.grad_fn is None
+    assert w.requires_grad is True  # the input itself is untouched
+
+
 def test_001_add_on_leaf_requiring_grad_raises_and_version_stays(lib: ModuleType) -> None:
     x = lib.tensor([1.0], requires_grad=True)
     x * 2

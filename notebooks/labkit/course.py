@@ -139,7 +139,7 @@ COURSE: tuple[Lesson, ...] = (
         "15",
         "15_memory.ipynb",
         "Memory: what autograd keeps alive",
-        "内存：autograd 让什么一直活着",
+        "内存：autograd 留住了哪些张量",
         40,
         "advanced",
         ("06", "07", "09"),
@@ -156,11 +156,11 @@ COURSE: tuple[Lesson, ...] = (
     Lesson(
         "17",
         "17_capstone.ipynb",
-        "Capstone: handwritten digits, an MLP and a CNN",
-        "综合项目：手写数字、MLP 与 CNN",
-        45,
-        "core",
-        ("05", "07", "14"),
+        "Capstone: debug, extend and fit a training script",
+        "综合项目：调试、扩展训练脚本，并装进内存预算",
+        60,
+        "advanced",
+        ("10", "14", "15"),
     ),
 )
 

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
-from .feedback import close, verdict
+import numpy as np
+
+from . import witness
+from .demo import verdict_or_demo
+from .feedback import Verdict, close
 from .hints import register
 from .language import say
+
+witness.start_in_kernel()  # the lesson's first cell imports this module
 
 register(
     "01",
@@ -82,9 +89,18 @@ def setup_check() -> None:
     )
 
 
-def check_first_gradient(answer: Any) -> None:
-    """f(x) = 3x² + 2x at x = 2: df/dx = 6x + 2 = 14."""
-    v = verdict("first gradient")
+def check_first_gradient(answer: Any, x: Any = None, *, demo: bool = False) -> None:
+    """f(x) = 3x² + 2x at x = 2: df/dx = 6x + 2 = 14, and it must come from a backward pass.
+
+    The number alone proves nothing (14.0 typed in, 6·x + 2 worked out by hand, a difference
+    quotient). The evidence is x itself (the notebook passes it; without it, the leaf whose .grad
+    is `answer`, or the notebook's `x`): x.grad must hold 14, and the witness (labkit/witness.py)
+    must have seen a backward pass write it, started from f = 3x² + 2x (worth 16 at x = 2) and
+    running through x times itself (a pass from 14·x − 12 is worth 16 too, but is linear), and
+    x.grad must still hold what that pass left there (not x.grad = ..., .data += or add_ after a
+    pass of zeros). PyTorch tensors are told to use minigrad: the witness cannot see torch.
+    """
+    v = verdict_or_demo("first gradient", demo)
     if not v.answered(answer, "`answer`"):
         v.done("")
         return
@@ -101,21 +117,22 @@ def check_first_gradient(answer: Any) -> None:
         v.done("")
         return
     if v.require(
-        hasattr(answer, "grad_fn") or isinstance(answer, int | float),
+        hasattr(answer, "grad_fn") or isinstance(answer, int | float | np.ndarray),
         say(
             f"`answer` should be a tensor (x.grad) or a number, not {type(answer).__name__}.",
             f"`answer` 应当是一个张量（x.grad）或一个数，而不是 {type(answer).__name__}。",
         ),
     ):
         if close(answer, [14.0]) or close(answer, 14.0):
-            v.done(
-                say(
-                    "df/dx = 6x + 2 = 14 at x = 2, exactly what x.grad holds.",
-                    "在 x = 2 处 df/dx = 6x + 2 = 14，正是 x.grad 里的值。",
+            if _method_ok(v, answer, _leaf_of(answer, x)):
+                v.done(
+                    say(
+                        "df/dx = 6x + 2 = 14 at x = 2, exactly what x.grad holds.",
+                        "在 x = 2 处 df/dx = 6x + 2 = 14，正是 x.grad 里的值。",
+                    )
                 )
-            )
-            return
-        if close(answer, [16.0]) or close(answer, 16.0):
+                return
+        elif close(answer, [16.0]) or close(answer, 16.0):
             v.require(
                 False,
                 say(
@@ -162,6 +179,163 @@ def check_first_gradient(answer: Any) -> None:
                 ),
             )
     v.done("")
+
+
+def _leaf_of(answer: Any, x: Any) -> Any:
+    """The leaf whose gradient `answer` should be: x as passed, else the leaf a witnessed pass
+    wrote whose .grad is `answer`, else the notebook's global `x`."""
+    if x is not None:
+        return x
+    for p in reversed(witness.passes()):
+        for ref, _ in p.writes:
+            leaf = ref()
+            if leaf is not None and leaf.grad is answer:
+                return leaf
+    frame = inspect.currentframe()
+    caller = frame.f_back.f_back if frame and frame.f_back else None
+    found = caller.f_globals.get("x") if caller is not None else None
+    return found if hasattr(found, "grad_fn") else None
+
+
+def _method_ok(v: Verdict, answer: Any, x: Any) -> bool:
+    """The right number: did a backward pass from f put it into x.grad?"""
+    if getattr(answer, "grad_fn", None) is not None:
+        return v.require(
+            False,
+            say(
+                f"14 is right, but your `answer` was computed from x with tensor operations (it "
+                f"has grad_fn {answer.grad_fn.name()}): that is the derivative worked out by "
+                "hand, 6·x + 2. The exercise is to let autograd find it: f.backward(), then "
+                "answer = x.grad.",
+                f"14 是对的，但你的 `answer` 是用张量运算从 x 算出来的（它有 grad_fn "
+                f"{answer.grad_fn.name()}）：这是手推出来的导数 6·x + 2。这道题要让 autograd "
+                "去求它：先 f.backward()，再 answer = x.grad。",
+            ),
+        )
+    if _is_torch(x) or _is_torch(answer):
+        return v.require(
+            False,
+            say(
+                "14 is right, and PyTorch computed it: but this course's checks watch "
+                "minigrad's backward passes, and a PyTorch pass is invisible to them. Make x "
+                "with mg.tensor(2.0, requires_grad=True) (minigrad, imported as mg) and run the "
+                "same three lines.",
+                "14 是对的，而且是 PyTorch 算出来的：但本课程的检查观察的是 minigrad 的反向传播，"
+                "PyTorch 的反向传播它们看不到。请用 mg.tensor(2.0, requires_grad=True)"
+                "（minigrad，导入为 mg）创建 x，再运行同样的三行。",
+            ),
+        )
+    grad = None if x is None else x.grad
+    returned = [
+        (p, g) for p in witness.passes() for g in p.kept_for_leaf(x) if g is not None
+    ]  # autograd.grad(f, x): a backward pass that hands the gradient back instead
+    if grad is None and any(close(answer, g) for _, g in returned):
+        return _root_was_f(v, [p for p, g in returned if close(answer, g)], x)
+    if grad is None:
+        typed = isinstance(answer, int | float | np.ndarray) or not hasattr(answer, "grad_fn")
+        return v.require(
+            False,
+            say(
+                "14 is right, but no backward pass produced it: x.grad is still None. "
+                + (
+                    "A number typed in (or worked out by hand, or a difference quotient) "
+                    if typed
+                    else "A tensor made from the number (mg.tensor(14.0)) "
+                )
+                + "skips what the exercise practises: build f from x, call f.backward(), "
+                "then answer = x.grad.",
+                "14 是对的，但它不是反向传播算出来的：x.grad 还是 None。"
+                + (
+                    "直接填上这个数（或者手算、用差商算出来）"
+                    if typed
+                    else "用这个数新建一个张量（mg.tensor(14.0)）"
+                )
+                + "就跳过了这道题要练的东西：用 x 构造 f，调用 f.backward()，"
+                "再令 answer = x.grad。",
+            ),
+        )
+    if not np.allclose(np.ravel(_number(grad)), np.ravel(_number(answer))):
+        return v.require(
+            False,
+            say(
+                f"14 is right, but x.grad holds {_show(grad)}: your `answer` did not come from "
+                "x.grad. Hand in x.grad itself, after f.backward().",
+                f"14 是对的，但 x.grad 里是 {_show(grad)}：你的 `answer` 不是从 x.grad 来的。"
+                "请在 f.backward() 之后直接交上 x.grad。",
+            ),
+        )
+    if not witness.running():
+        return True  # (outside a kernel, unless a test watches: the value of x.grad is all we have)
+    writers = [p for p in witness.passes() if p.wrote(x)]
+    if not writers:
+        return v.require(
+            False,
+            say(
+                "x.grad holds 14, but no backward pass wrote it: it was assigned by hand "
+                "(x.grad = ...). Let f.backward() fill it.",
+                "x.grad 里是 14，但不是反向传播写进去的：它是手动赋值的（x.grad = ...）。"
+                "请让 f.backward() 去填写它。",
+            ),
+        )
+    left = writers[-1].after_for(x)
+    if left is not None and not np.allclose(np.ravel(left), np.ravel(_number(grad))):
+        return v.require(
+            False,
+            say(
+                f"x.grad holds 14, but the last backward pass left {_show_array(left)} there: "
+                "it was changed by hand afterwards (x.grad = ..., x.grad.data += ..., "
+                "x.grad.add_(...)). Hand in what f.backward() wrote, untouched.",
+                f"x.grad 里是 14，但最后一次反向传播留在那里的是 {_show_array(left)}："
+                "它之后被手动改过（x.grad = ...、x.grad.data += ...、x.grad.add_(...)）。"
+                "请交上 f.backward() 写进去的值，不要改动它。",
+            ),
+        )
+    return _root_was_f(v, writers, x)
+
+
+def _is_torch(value: Any) -> bool:
+    return type(value).__module__.split(".")[0] == "torch"
+
+
+def _root_was_f(v: Verdict, writers: list[witness.Pass], x: Any = None) -> bool:
+    """The pass that produced 14 started from f (worth 16 at x = 2), not from a tensor made up
+    to give 14 (14 * x, or x.backward(gradient=14))."""
+    roots = [value for p in writers for value in p.root_values if value is not None]
+    if roots and not any(np.allclose(value, 16.0) for value in roots):
+        worth = _show_array(roots[-1])
+        return v.require(
+            False,
+            say(
+                f"the 14 is right, but the backward pass that produced it started from a tensor "
+                f"worth {worth}, not from f = 3x² + 2x (worth 16 at x = 2): a pass made to "
+                "give 14 is not the derivative of f. Call backward on f itself.",
+                f"14 是对的，但算出它的那次反向传播是从一个值为 {worth} 的张量开始的，"
+                "而不是从 f = 3x² + 2x（在 x = 2 处为 16）开始：为了凑出 14 而做的反向传播"
+                "并不是 f 的导数。请对 f 本身调用 backward。",
+            ),
+        )
+    if x is not None and not any(p.squares(x) for p in writers):
+        return v.require(
+            False,
+            say(
+                "the 14 is right, but the backward pass that produced it never went through "
+                "x² (x times itself): it ran through a tensor made to have slope 14 (such as "
+                "14 * x - 12, worth 16 too), not through f = 3x² + 2x. Build f from x as written "
+                "and call f.backward().",
+                "14 是对的，但算出它的那次反向传播从没经过 x²（x 乘以它自己）：它经过的是一个"
+                "为了斜率为 14 而造出来的张量（比如 14 * x - 12，值也是 16），而不是 "
+                "f = 3x² + 2x。请照原样用 x 构造 f，再调用 f.backward()。",
+            ),
+        )
+    return True
+
+
+def _show_array(value: np.ndarray) -> str:
+    return f"{value.item():g}" if value.size == 1 else str(value.tolist())
+
+
+def _number(value: Any) -> Any:
+    return value.detach().tolist() if hasattr(value, "detach") else value
 
 
 def _show(value: Any) -> str:

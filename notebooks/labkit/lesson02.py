@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .feedback import verdict
+from .calls import calls_where
+from .demo import verdict_or_demo
 from .hints import register
 from .language import say
 
@@ -46,48 +47,124 @@ def reference_node_names(tensor: Any) -> list[str]:
 
 
 def _cases() -> list[tuple[str, Any]]:
-    """Graphs chosen so each typical mistake shows: a shared node, constants, no graph at all."""
+    """Graphs chosen so each typical mistake shows: a shared node, constants, no graph at all.
+    Drawn afresh for each check (the operations, the constants and the values), so a walker
+    cannot answer from the names an earlier check printed."""
+    import random
+
     import minigrad as mg
 
-    x = mg.tensor([1.0, 2.0], requires_grad=True)
-    w = mg.tensor([0.5, -1.0], requires_grad=True)
-    h = x * 2
+    pick = random.Random()
+    x = mg.tensor(
+        [pick.choice([1.0, 1.5, 2.0, 3.0]), -pick.choice([0.5, 1.0, 2.5])], requires_grad=True
+    )
+    w = mg.tensor([pick.choice([0.5, 2.0, 3.0]), pick.choice([-1.0, 4.0])], requires_grad=True)
+    op, combine = pick.choice(
+        [
+            ("*", lambda a, b: a * b),
+            ("+", lambda a, b: a + b),
+            ("-", lambda a, b: a - b),
+            ("/", lambda a, b: a / b),
+        ]
+    )
+    c = pick.choice([2, 3, 5])
+    make_h, h_text = pick.choice(
+        [
+            (lambda t: t * c, f"x * {c}"),
+            (lambda t: t + c, f"x + {c}"),
+            (lambda t: t - c, f"x - {c}"),
+        ]
+    )
+    h = make_h(x)
+    use, use_text = pick.choice(
+        [
+            (lambda t: t * t + t, "h * h + h"),
+            (lambda t: t + t * t, "h + h * h"),
+            (lambda t: t * t - t, "h * h - h"),
+            (lambda t: t * (t + t), "h * (h + h)"),
+        ]
+    )
+    k = pick.choice([1, 2, 4])
+    fn = pick.choice(["exp", "sin", "tanh", "sigmoid"])
     return [
-        ("(x * w).sum()", (x * w).sum()),
+        (f"(x {op} w).sum()", combine(x, w).sum()),
         (
             say(
-                "h = x * 2; (h * h + h).sum()  (h is used three times)",
-                "h = x * 2; (h * h + h).sum()（h 被用了三次）",
+                f"h = {h_text}; ({use_text}).sum()  (h is used three times)",
+                f"h = {h_text}; ({use_text}).sum()（h 被用了三次）",
             ),
-            (h * h + h).sum(),
+            use(h).sum(),
         ),
         (
             say(
-                "(x + 1).exp().sum()  (the 1 is a constant)",
-                "(x + 1).exp().sum()（其中的 1 是常量）",
+                f"(x + {k}).{fn}().sum()  (the {k} is a constant)",
+                f"(x + {k}).{fn}().sum()（其中的 {k} 是常量）",
             ),
-            (x + 1).exp().sum(),
+            getattr(x + k, fn)().sum(),
         ),
         (
             say(
-                "mg.tensor([1.0]) * 3  (nothing requires grad)",
-                "mg.tensor([1.0]) * 3（没有任何张量需要梯度）",
+                f"mg.tensor([1.0]) * {c}  (nothing requires grad)",
+                f"mg.tensor([1.0]) * {c}（没有任何张量需要梯度）",
             ),
-            mg.tensor([1.0]) * 3,
+            mg.tensor([1.0]) * c,
         ),
     ]
 
 
-def check_node_names(node_names: Callable[[Any], Any]) -> None:
-    """Run the learner's `node_names` on graphs that each catch one typical mistake."""
-    v = verdict("node_names")
+def _ready_made() -> dict[str, Callable[..., Any]]:
+    """Walkers that already exist: calling one skips the exercise."""
+    from widgets.walk import GraphBuilder
+
+    return {
+        "labkit.lesson02.reference_node_names": reference_node_names,
+        "widgets.walk.GraphBuilder": GraphBuilder.add_roots,
+    }
+
+
+def _borrowed_calls() -> Any:
+    """Watch for the ready-made walkers: by code object, by a copy of their code (the reference
+    walker's source run again with exec), and any function of the engine's own file (its
+    dependency count walks the graph too)."""
+    import minigrad.autograd.engine as engine
+
+    known = {}
+    for name, fn in _ready_made().items():
+        code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
+        if code is not None:
+            known[code] = name
+    copies = {(code.co_name, code.co_code): name for code, name in known.items()}
+    engine_file = engine.__file__
+
+    def name_of(code: Any) -> str | None:
+        if code in known:
+            return known[code]
+        if (code.co_name, code.co_code) in copies:
+            return copies[(code.co_name, code.co_code)]
+        if code.co_filename == engine_file and "<" not in code.co_qualname:
+            return ".".join(("mg.autograd.engine", code.co_qualname))
+        return None
+
+    return calls_where(name_of)
+
+
+def check_node_names(node_names: Callable[[Any], Any], *, demo: bool = False) -> None:
+    """Run the learner's `node_names` on graphs that each catch one typical mistake.
+
+    The walk must be the learner's own: a call of the check's reference walker or of the
+    explorer's, or a backward pass run to see which nodes the engine visits, is named as such.
+    """
+    import minigrad as mg
+
+    v = verdict_or_demo("node_names", demo)
     if not v.answered(node_names, "`node_names`"):
         v.done("")
         return
     for label, tensor in _cases():
         expected = reference_node_names(tensor)
         try:
-            got = node_names(tensor)
+            with _borrowed_calls() as borrowed, mg.autograd.record_steps() as steps:
+                got = node_names(tensor)
         except Exception as err:  # report the learner's error as feedback, not a traceback
             v.require(
                 False,
@@ -98,6 +175,36 @@ def check_node_names(node_names: Callable[[Any], Any]) -> None:
                 + _hint_for_error(err),
             )
             continue
+        if borrowed.switched_off:
+            v.require(False, borrowed.switched_off_message())
+            break
+        ran_backward = "backward_start" in steps.kinds()
+        engine_only = all(name.startswith("mg.autograd.engine.") for name in borrowed)
+        if borrowed and not (ran_backward and engine_only):  # (a pass runs the engine too)
+            v.require(
+                False,
+                say(
+                    f"your function calls {borrowed[0]}, a walker that already exists: the "
+                    "exercise is to write the walk yourself, from t.grad_fn along "
+                    "next_functions.",
+                    f"你的函数调用了 {borrowed[0]}，这是现成的遍历函数：这道题要你自己写遍历，"
+                    "从 t.grad_fn 出发，沿着 next_functions 走。",
+                ),
+            )
+            break
+        if ran_backward:
+            v.require(
+                False,
+                say(
+                    "your function runs a backward pass to see which nodes the engine visits: "
+                    "that spends the graph (and adds into .grad) to answer a question the "
+                    "graph answers by itself. Walk next_functions instead, without running it.",
+                    "你的函数运行了一次反向传播，来看引擎访问了哪些节点：这样会用掉计算图"
+                    "（还会往 .grad 里累加），而这个问题只看计算图本身就能回答。请沿着 "
+                    "next_functions 遍历，不要运行它。",
+                ),
+            )
+            break
         if got is None or got is Ellipsis:
             v.require(
                 False,

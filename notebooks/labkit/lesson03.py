@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
 
-from .feedback import close, verdict
+from . import witness
+from .demo import verdict_or_demo
+from .feedback import Verdict, close
 from .hints import register
 from .language import say
+
+witness.start_in_kernel()  # the lesson's first cell imports this module
 
 register(
     "03",
@@ -99,9 +104,79 @@ def _leaf_facts() -> dict[str, tuple[bool, str]]:
     }
 
 
-def check_leaf_predictions(is_leaf: Any) -> None:
-    """`is_leaf` maps each name to the learner's prediction of `.is_leaf`."""
-    v = verdict("leaf predictions")
+def _read_off(name: str) -> bool:
+    """Was `name` filled by running instead of predicting? The notebook cell that last assigned
+    it (IPython's input history) must give it a literal: a dict display (or dict(...)) of True
+    and False, or single True/False entries. Anything computed there (`w.is_leaf`, a getattr, a
+    dict read off in an earlier cell) is running; False outside IPython."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    history = shell.user_ns.get("In", []) if shell is not None else []
+    for source in reversed(history[:-1]):  # (the last one is the check's own cell)
+        if re.search(rf"^\s*{name}\s*(\[[^\]]*\]\s*)?=", source, re.M):
+            return not _typed_literally(source, name)
+    return False
+
+
+def _typed_literally(source: str, name: str) -> bool:
+    """Every assignment to `name` (or `name[...]`) in `source` is a literal of True/False."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # (an IPython magic in the cell): judge the text
+        code = re.sub(r"#.*", "", source)
+        return not re.search(r"\.(is_leaf|grad_fn)\b", code)
+
+    def boolean(node: ast.AST) -> bool:
+        return isinstance(node, ast.Constant) and (
+            isinstance(node.value, bool) or node.value is Ellipsis  # (the exercise's blanks)
+        )
+
+    def literal(node: ast.AST) -> bool:
+        if isinstance(node, ast.Dict):
+            return all(k is not None and isinstance(k, ast.Constant) for k in node.keys) and all(
+                boolean(value) for value in node.values
+            )
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "dict"
+        ):
+            return not node.args and all(boolean(k.value) for k in node.keywords)
+        return False
+
+    found = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id == name:
+                    found = True
+                    if node.value is None or not literal(node.value):
+                        return False
+                elif (
+                    isinstance(target, ast.Subscript)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == name
+                ):
+                    found = True
+                    if node.value is None or not boolean(node.value):
+                        return False
+    return found
+
+
+def check_leaf_predictions(is_leaf: Any, *, demo: bool = False) -> None:
+    """`is_leaf` maps each name to the learner's prediction of `.is_leaf`.
+
+    A prediction is made without running: a dict filled by reading `.is_leaf` off the tensors
+    (`{"w": w.is_leaf, ...}`) has the right values and teaches nothing, so the cell that made it
+    is looked at (IPython's input history).
+    """
+    v = verdict_or_demo("leaf predictions", demo)
     if not v.answered(is_leaf, "`is_leaf`"):
         v.done("")
         return
@@ -114,6 +189,22 @@ def check_leaf_predictions(is_leaf: Any) -> None:
     ):
         v.done("")
         return
+    if not demo and _read_off("is_leaf"):
+        v.require(
+            False,
+            say(
+                "your cell reads .is_leaf (or .grad_fn) off the tensors, or otherwise computes "
+                "`is_leaf` instead of typing it in (from another variable, a getattr): that runs "
+                "the answer instead of predicting it. Write it as a dict of True and False, one "
+                "per name, from the rule (a leaf has no grad_fn), then let the check compare.",
+                "你的单元格是从张量上直接读出 .is_leaf（或 .grad_fn）的，或者用别的办法把 "
+                "`is_leaf` 算了出来（取自别的变量、用 getattr），而不是手写的：这是把答案跑出来，"
+                "而不是预测。请根据规则（叶子张量没有 grad_fn），为每个名字写下 True 或 False，"
+                "写成一个字典，再让检查来比对。",
+            ),
+        )
+        v.done("")
+        return
     facts = _leaf_facts()
     missing = [n for n in facts if n not in is_leaf]
     v.require(
@@ -123,6 +214,7 @@ def check_leaf_predictions(is_leaf: Any) -> None:
             f"还要给出对 {', '.join(missing)} 的预测。",
         ),
     )
+    wrong = 0
     for name, (truth, why) in facts.items():
         if name not in is_leaf:
             continue
@@ -137,7 +229,7 @@ def check_leaf_predictions(is_leaf: Any) -> None:
                     f"`{name}` 应当是 True 或 False，而不是 {guess!r}。",
                 ),
             )
-        elif guess != truth:
+        elif guess != truth and demo:  # (the lesson's own wrong answer, shown below the check)
             v.require(
                 False,
                 say(
@@ -145,6 +237,22 @@ def check_leaf_predictions(is_leaf: Any) -> None:
                     f"{name}.is_leaf 是 {truth}，不是 {guess}：{why}。",
                 ),
             )
+        elif guess != truth:
+            wrong += 1
+    if wrong:  # (how many, not which: with two choices, which would be the answer)
+        v.require(
+            False,
+            say(
+                f"{wrong} of your {len(facts)} predictions "
+                + ("is" if wrong == 1 else "are")
+                + " not right. Go through the lines again asking one question each: did "
+                "autograd record the operation that made this tensor (did an input require "
+                "grad)? If not, it is a leaf; detach() always gives a leaf.",
+                f"你的 {len(facts)} 个预测里有 {wrong} 个不对。请逐行再看一遍，每行只问一个问题："
+                "autograd 记录下产生这个张量的运算了吗（有输入需要梯度吗）？没有的话，它就是叶子"
+                "张量；detach() 得到的总是叶子张量。",
+            ),
+        )
     v.done(
         say(
             "a tensor is a leaf exactly when it has no grad_fn; only leaves that "
@@ -154,16 +262,32 @@ def check_leaf_predictions(is_leaf: Any) -> None:
     )
 
 
-def check_hidden_grad(h_grad: Any, h: Any, x: Any) -> None:
-    """y = (h * h).sum() with h = x.exp(): dy/dh = 2h, and it is only stored if retained."""
-    v = verdict("gradient of a non-leaf")
+def check_hidden_grad(h_grad: Any, h: Any, x: Any, *, demo: bool = False) -> None:
+    """y = (h * h).sum() with h = x.exp(): dy/dh = 2h, and it must come from the backward pass.
+
+    The numbers 2h are easy to write down without autograd (2 * h.detach(), numpy). The evidence
+    is the pass itself: the witness (labkit/witness.py) must have seen a backward pass keep the
+    gradient arriving at h's node, by the hook retain_grad() puts there, a tensor hook on h, or
+    autograd.grad returning it; h.grad written that way counts too. That pass must start from a
+    root other than h (not h.backward(gradient=2h), not autograd.grad(h, h, 2h): the seed would be
+    the hand formula) and run through h times itself (not a surrogate linear in h).
+    """
+    v = verdict_or_demo("gradient of a non-leaf", demo)
     if not v.answered(h_grad, "`h_grad`"):
         v.done("")
         return
     if h_grad is None:
+        late = getattr(h, "retains_grad", False) and h.grad is None
         v.require(
             False,
             say(
+                "h_grad is None: you called h.retain_grad() after the backward pass, when "
+                "dy/dh had already gone by. Call it before y.backward().",
+                "h_grad 是 None：你是在反向传播之后才调用 h.retain_grad() 的，那时 dy/dh "
+                "早已传过去了。请在 y.backward() 之前调用它。",
+            )
+            if late
+            else say(
                 "h_grad is None: h is not a leaf, so backward does not store its "
                 "gradient unless you call h.retain_grad() *before* y.backward().",
                 "h_grad 是 None：h 不是叶子张量，所以除非你在 y.backward() *之前* 调用 "
@@ -188,14 +312,15 @@ def check_hidden_grad(h_grad: Any, h: Any, x: Any) -> None:
         return
     expected = 2 * h.detach()
     if close(h_grad, expected):
-        v.done(
-            say(
-                "dy/dh = 2h, kept because you called h.retain_grad() before backward.",
-                "dy/dh = 2h，它被保留下来，是因为你在反向传播之前调用了 h.retain_grad()。",
+        if _from_the_pass(v, h_grad, h):
+            v.done(
+                say(
+                    "dy/dh = 2h, kept from the backward pass as it reached h.",
+                    "dy/dh = 2h，是反向传播到达 h 时留下来的。",
+                )
             )
-        )
-        return
-    if x.grad is not None and close(h_grad, x.grad):
+            return
+    elif x.grad is not None and close(h_grad, x.grad):
         v.require(
             False,
             say(
@@ -224,3 +349,93 @@ def check_hidden_grad(h_grad: Any, h: Any, x: Any) -> None:
             ),
         )
     v.done("")
+
+
+def _from_the_pass(v: Verdict, h_grad: Any, h: Any) -> bool:
+    """The right numbers: were they kept from a backward pass as it reached h?"""
+    node = h.grad_fn
+    retained = getattr(h, "retains_grad", False) and h.grad is not None and close(h_grad, h.grad)
+    if not witness.running():
+        return retained or v.require(
+            False,
+            say(
+                "the numbers are 2h, but h.grad is None: they did not come from the backward "
+                "pass. Call h.retain_grad() before y.backward() and read h.grad.",
+                "数值是 2h，但 h.grad 是 None：它们不是反向传播算出来的。请在 y.backward() "
+                "之前调用 h.retain_grad()，然后读取 h.grad。",
+            ),
+        )
+    if type(h).__module__.split(".")[0] == "torch":
+        return v.require(
+            False,
+            say(
+                "these are PyTorch tensors: the numbers may well be right, but this course's "
+                "checks watch minigrad's backward passes and cannot see PyTorch's. Build x with "
+                "mg.tensor(..., requires_grad=True) (minigrad, imported as mg) and run the same "
+                "lines.",
+                "这些是 PyTorch 张量：数值也许是对的，但本课程的检查观察的是 minigrad 的反向传播，"
+                "看不到 PyTorch 的。请用 mg.tensor(..., requires_grad=True)（minigrad，导入为 mg）"
+                "创建 x，再运行同样的几行。",
+            ),
+        )
+    passes = witness.passes()
+    kept = [
+        p for p in passes for _, grad in p.kept_at(node) if grad is not None and close(h_grad, grad)
+    ]
+    if any(not p.started_at(h) and p.squares(h) for p in kept):
+        return True
+    if kept and all(p.started_at(h) for p in kept):
+        return v.require(
+            False,
+            say(
+                "the numbers are 2h, but the pass that kept them started at h itself, with 2h "
+                "handed in as its seed (h.backward(gradient=...) or autograd.grad(h, h, ...)): "
+                "the seed is the formula worked out by hand. Start the pass from y = (h * h).sum() "
+                "and let it find dy/dh.",
+                "数值是 2h，但留下它们的那次反向传播是从 h 本身开始的，2h 是作为起点的梯度交进去的"
+                "（h.backward(gradient=...) 或 autograd.grad(h, h, ...)）：这个起点就是手推的公式。"
+                "请从 y = (h * h).sum() 开始反向传播，让它求出 dy/dh。",
+            ),
+        )
+    if kept:
+        return v.require(
+            False,
+            say(
+                "the numbers are 2h, but the pass that kept them never went through h * h: it "
+                "started from a tensor made linear in h (such as (h * 2 * h.detach()).sum()), "
+                "whose slope is the formula worked out by hand. Build y = (h * h).sum() and call "
+                "y.backward().",
+                "数值是 2h，但留下它们的那次反向传播从没经过 h * h：它的起点是一个对 h 呈线性的"
+                "张量（比如 (h * 2 * h.detach()).sum()），其斜率就是手推的公式。请构造 "
+                "y = (h * h).sum()，再调用 y.backward()。",
+            ),
+        )
+    numpy = isinstance(h_grad, np.ndarray | list | float)
+    if any(p.ran_node(node) for p in passes):
+        return v.require(
+            False,
+            say(
+                "the numbers are 2h and a backward pass did go through h, but nothing kept "
+                "its gradient there (h.grad is None): the 2h you handed in is a formula of "
+                "your own"
+                + (" in numpy" if numpy else " (2 * h.detach()?)")
+                + ". Call h.retain_grad() before y.backward() and hand in h.grad.",
+                "数值是 2h，反向传播也确实经过了 h，但没有任何东西在那里留下它的梯度"
+                "（h.grad 是 None）：你交上来的 2h 是你自己"
+                + ("用 numpy " if numpy else "（2 * h.detach()？）")
+                + "写的公式。请在 y.backward() 之前调用 h.retain_grad()，然后交上 h.grad。",
+            ),
+        )
+    return v.require(
+        False,
+        say(
+            "the numbers are 2h, but no backward pass reached h: "
+            + ("a numpy formula" if numpy else "a formula such as 2 * h.detach()")
+            + " is the derivative worked out by hand. The exercise is to get it from "
+            "the pass: h.retain_grad(), then y.backward(), then h.grad.",
+            "数值是 2h，但没有任何反向传播到达过 h："
+            + ("numpy 公式" if numpy else "2 * h.detach() 这样的公式")
+            + "是手推出来的导数。这道题要从反向传播里拿到它：先 h.retain_grad()，"
+            "再 y.backward()，然后读 h.grad。",
+        ),
+    )

@@ -7,7 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from .feedback import Verdict, verdict
+from .calls import calls_to
+from .demo import verdict_or_demo
+from .feedback import Verdict
 from .hints import register
 from .language import say
 
@@ -67,15 +69,17 @@ def reference_grads() -> np.ndarray:
     return grads
 
 
-def check_accumulated_grads(accumulated_grads: Callable[..., Any]) -> None:
+def check_accumulated_grads(accumulated_grads: Callable[..., Any], *, demo: bool = False) -> None:
     """Run the learner's function with stale gradients present and compare with the big batch.
 
     The right numbers are not enough: one backward pass over the whole batch gives them too. The
-    engine's records count the backward passes and a forward pre-hook sees each batch's rows.
+    engine's records count the backward passes, show the rows of each forward pass through the
+    model (a forward hook would miss `model.forward(X)`), and which forward each pass went back
+    through.
     """
     import minigrad as mg
 
-    v = verdict("micro-batch accumulation")
+    v = verdict_or_demo("micro-batch accumulation", demo)
     if not v.answered(accumulated_grads, "`accumulated_grads`"):
         v.done("")
         return
@@ -93,12 +97,8 @@ def check_accumulated_grads(accumulated_grads: Callable[..., Any]) -> None:
     full = reference_grads()
     for n_micro in (3, 4):
         model, X, Y = _setup(stale=True)
-        rows: list[int] = []  # the batch size of every forward pass through the model
-        handle = model.register_forward_pre_hook(
-            lambda _, args, seen=rows: seen.append(len(args[0]) if args else 0)
-        )
         try:
-            with mg.autograd.record_steps() as steps:
+            with mg.autograd.record_steps() as steps, calls_to(_ready_made()) as borrowed:
                 accumulated_grads(model, X, Y, n_micro)
         except Exception as err:  # the learner's error is feedback, not a crash of the check
             first = str(err).split(". ")[0].rstrip(".")
@@ -111,9 +111,22 @@ def check_accumulated_grads(accumulated_grads: Callable[..., Any]) -> None:
                 + _explain_error(err),
             )
             break
-        finally:
-            handle.remove()
+        if borrowed.switched_off:
+            v.require(False, borrowed.switched_off_message())
+            break
+        if borrowed:
+            v.require(
+                False,
+                say(
+                    f"your function calls {borrowed[0]}, the check's own reference: the exercise "
+                    "is to accumulate the micro-batches yourself.",
+                    f"你的函数调用了 {borrowed[0]}，这是检查函数自己的参考实现：这道题要你自己"
+                    "累积各个微批次。",
+                ),
+            )
+            break
         passes = steps.kinds().count("backward_start")
+        rows, per_pass = _rows_seen(steps.records, model)
         got = _grads(model)
         if got is None:
             v.require(
@@ -127,7 +140,9 @@ def check_accumulated_grads(accumulated_grads: Callable[..., Any]) -> None:
             )
             break
         if np.allclose(got, full, atol=1e-5):
-            if not _method_ok(v, n_micro, len(X), passes, rows):
+            if not _method_ok(v, n_micro, len(X), passes, rows, per_pass):
+                break
+            if not _passes_carry_it(v, n_micro, steps.records, model, Y):
                 break
             continue
         stale = np.full_like(full, 5.0)
@@ -187,14 +202,49 @@ def check_accumulated_grads(accumulated_grads: Callable[..., Any]) -> None:
         break
     v.done(
         say(
-            "the micro-batches add up to exactly the big batch's gradient.",
-            "各微批次的梯度加起来，恰好等于大批次的梯度。",
+            "the micro-batches add up to the big batch's gradient (up to rounding).",
+            "各微批次的梯度加起来，等于大批次的梯度（在舍入误差以内）。",
         )
     )
 
 
-def _method_ok(v: Verdict, n_micro: int, n_rows: int, passes: int, rows: list[int]) -> bool:
-    """The right gradient, but was it made from n_micro micro-batches, one backward each?"""
+def _ready_made() -> dict[str, Callable[..., Any]]:
+    return {"labkit.lesson05.reference_grads": reference_grads, "labkit.lesson05._setup": _setup}
+
+
+def _rows_seen(records: list[dict[str, Any]], model: Any) -> tuple[list[int], list[list[int]]]:
+    """The rows of every forward pass through the model, and of those each backward pass went
+    back through. A forward pass is the op that adds the model's bias (Linear's addmm, or a
+    hand-written `x @ w.T + b`), seen in the engine's records: `model.forward(X)` and hooks
+    removed cannot hide it."""
+    made: list[tuple[Any, int]] = []  # (node, rows)
+    per_pass: list[list[int]] = []
+    depth = 0
+    for r in records:
+        kind = r["kind"]
+        if kind == "node_created" and any(t is model.bias for t in r["inputs"]):
+            made.append((r["node"], r["shape"][0] if r["shape"] else 1))
+        elif kind == "backward_start":
+            depth += 1
+            if depth == 1:
+                per_pass.append([])
+        elif kind == "node_start" and depth:
+            per_pass[-1].extend(rows for node, rows in made if node is r["node"])
+        elif kind in ("backward_end", "error") and depth:
+            depth -= 1
+    return [rows for _, rows in made], per_pass
+
+
+def _method_ok(
+    v: Verdict,
+    n_micro: int,
+    n_rows: int,
+    passes: int,
+    rows: list[int],
+    per_pass: list[list[int]],
+) -> bool:
+    """The right gradient, but was it made from n_micro micro-batches, one backward each,
+    each pass going back through the forward pass of its own micro-batch?"""
     size = n_rows // n_micro
     if passes == 1 and n_rows in rows:
         return v.require(
@@ -205,7 +255,7 @@ def _method_ok(v: Verdict, n_micro: int, n_rows: int, passes: int, rows: list[in
                 f"Split X and Y into {n_micro} micro-batches of {size} rows, one backward pass "
                 "each.",
                 f"n_micro={n_micro} 时，你对整个批次只做了一次反向传播：数值是对的，但本题的"
-                f"要点是永远不一次性处理整个批次。请把 X 和 Y 分成 {n_micro} 个各 {size} 行的"
+                f"要点是不把整个批次一次性放进来。请把 X 和 Y 分成 {n_micro} 个各 {size} 行的"
                 "微批次，每个做一次反向传播。",
             ),
         )
@@ -219,6 +269,20 @@ def _method_ok(v: Verdict, n_micro: int, n_rows: int, passes: int, rows: list[in
                 f"运行一次（共 {n_micro} 次）。",
             ),
         )
+    if rows == [n_rows]:
+        return v.require(
+            False,
+            say(
+                f"with n_micro={n_micro} the whole batch went through the model in one forward "
+                f"pass ({n_rows} rows) and its loss was shared out over {passes} backward "
+                "passes: the numbers are right, but the point of micro-batches is that the "
+                f"whole batch is never held at once. Feed the model one micro-batch ({size} "
+                "rows) per forward pass.",
+                f"n_micro={n_micro} 时，整个批次在一次前向计算中通过了模型（{n_rows} 行），"
+                f"它的损失再分摊到 {passes} 次反向传播上：数值是对的，但微批次的意义在于"
+                f"从不一次性处理整个批次。请每次前向计算只送入一个微批次（{size} 行）。",
+            ),
+        )
     if any(r != size for r in rows):
         return v.require(
             False,
@@ -229,7 +293,143 @@ def _method_ok(v: Verdict, n_micro: int, n_rows: int, passes: int, rows: list[in
                 f"（{size} 行）分别送入模型，而不是整个批次。",
             ),
         )
+    for number, through in enumerate(per_pass, 1):
+        if through != [size]:
+            return v.require(
+                False,
+                say(
+                    f"with n_micro={n_micro} backward pass {number} went back through "
+                    + (
+                        f"the model's forward on {through} rows"
+                        if through
+                        else "no forward pass of the model at all (a pass to make up the count?)"
+                    )
+                    + f": each pass must start from one micro-batch's loss ({size} rows) and "
+                    "carry that micro-batch's share of the gradient.",
+                    f"n_micro={n_micro} 时，第 {number} 次反向传播"
+                    + (
+                        f"回溯经过的是模型对 {through} 行的前向计算"
+                        if through
+                        else "根本没有经过模型的前向计算（是为了凑次数吗？）"
+                    )
+                    + f"：每次反向传播都应当从一个微批次（{size} 行）的损失出发，"
+                    "带回这个微批次那一份梯度。",
+                ),
+            )
     return True
+
+
+def _from_y(t: Any, Y: np.ndarray) -> bool:
+    """A tensor of targets: no grad, and every value one of Y's (a micro-batch yb, however it
+    was sliced, indexed or cast)."""
+    if not hasattr(t, "detach") or getattr(t, "requires_grad", False) or t.numel() == 0:
+        return False
+    values = np.asarray(t.detach().tolist(), dtype=float).ravel()
+    return bool(np.isclose(values[:, None], Y.ravel()[None, :], atol=1e-6).any(axis=1).all())
+
+
+def _passes_carry_it(
+    v: Verdict, n_micro: int, records: list[dict[str, Any]], model: Any, Y: Any
+) -> bool:
+    """Each pass starts from a micro-batch's loss (a scalar the targets yb went into) and
+    carries a gradient, and what the passes added up is what .grad holds: not numbers typed
+    into .grad beside passes of zero, or passes seeded with a gradient worked out by hand."""
+    targets = np.asarray(Y.tolist(), dtype=float)
+    params = list(model.parameters())
+    with_y: set[int] = set()  # nodes made with a target tensor among their inputs
+    starts: list[dict[str, Any]] = []
+    added: list[list[np.ndarray]] = []  # per pass, what it gave for the parameters
+    totals = [np.zeros(tuple(p.shape)) for p in params]  # what all the passes gave, summed
+    inputs: list[list[Any]] = []
+    depth = 0
+    for r in records:
+        kind = r["kind"]
+        if kind == "node_created" and any(
+            _from_y(t, targets) for t in r["inputs"] if t is not None
+        ):
+            with_y.add(id(r["node"]))
+        elif kind == "backward_start":
+            depth += 1
+            inputs.append(list(r["inputs"] or []))
+            if depth == 1:
+                starts.append(r)
+                added.append([])
+        elif kind == "accumulate" and depth and any(r["variable"] is p for p in params):
+            added[-1].append(np.asarray(r["added"], dtype=float))
+            totals[_index(params, r["variable"])] += np.asarray(r["added"], dtype=float).reshape(
+                tuple(r["variable"].shape)
+            )
+        elif kind in ("backward_end", "error") and depth:
+            depth -= 1
+            asked = inputs.pop()
+            for t, g in zip(asked, r.get("results") or [], strict=False):  # autograd.grad
+                if g is not None and any(t is p for p in params):
+                    added[-1].append(np.asarray(g, dtype=float))
+                    totals[_index(params, t)] += np.asarray(g, dtype=float).reshape(tuple(t.shape))
+
+    def reaches_y(node: Any) -> bool:
+        stack, seen = [node], set()
+        while stack:
+            n = stack.pop()
+            if n is None or id(n) in seen:
+                continue
+            seen.add(id(n))
+            if id(n) in with_y:
+                return True
+            stack.extend(m for m, _ in getattr(n, "next_functions", ()))
+        return False
+
+    for number, start in enumerate(starts, 1):
+        roots = start["roots"]
+        if not all(t.numel() == 1 for t in roots) or not any(
+            reaches_y(node) for node in start["root_nodes"]
+        ):
+            return v.require(
+                False,
+                say(
+                    f"with n_micro={n_micro} backward pass {number} did not start from a "
+                    "micro-batch's loss: its root is not a number computed from the targets yb "
+                    "(a gradient of the output worked out by hand and fed in as a seed, or "
+                    "multiplied in?). Start each pass from loss = mse(model(xb), yb) / n_micro.",
+                    f"n_micro={n_micro} 时，第 {number} 次反向传播不是从某个微批次的损失出发的："
+                    "它的起点不是由目标值 yb 算出来的一个数（是不是把手推的输出梯度当作起点"
+                    "传进去，或者乘了进去？）。每次反向传播都应当从 "
+                    "loss = mse(model(xb), yb) / n_micro 出发。",
+                ),
+            )
+        if all(not np.any(a) for a in added[number - 1]):
+            return v.require(
+                False,
+                say(
+                    f"with n_micro={n_micro} backward pass {number} carried no gradient at all "
+                    "(everything it added was 0: a loss multiplied by 0?): the gradients in "
+                    ".grad were put there some other way. Let each micro-batch's pass add its "
+                    "share.",
+                    f"n_micro={n_micro} 时，第 {number} 次反向传播根本没有带回梯度"
+                    "（它加上的全是 0：损失乘了 0？）：.grad 里的梯度是用别的办法放进去的。"
+                    "请让每个微批次的反向传播加上它自己那一份。",
+                ),
+            )
+    for p, total in zip(params, totals, strict=True):
+        if p.grad is None or not np.allclose(
+            np.asarray(p.grad.tolist(), dtype=float), total, atol=1e-5
+        ):
+            return v.require(
+                False,
+                say(
+                    f"with n_micro={n_micro} the numbers are right, but .grad does not hold what "
+                    "the backward passes added up: it was written by hand (p.grad = ..., "
+                    "p.grad.copy_(...)). Leave .grad to the passes.",
+                    f"n_micro={n_micro} 时数值是对的，但 .grad 里的并不是各次反向传播累加出来的："
+                    "它是手动写进去的（p.grad = ...、p.grad.copy_(...)）。"
+                    "请让反向传播去填写 .grad。",
+                ),
+            )
+    return True
+
+
+def _index(params: list[Any], t: Any) -> int:
+    return next(i for i, p in enumerate(params) if p is t)
 
 
 def _explain_error(err: Exception) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 import minigrad as mg
 
 from .feedback import Verdict, close, verdict
@@ -57,6 +59,51 @@ def _stop(v: Verdict) -> None:
     v.done("")
 
 
+def _typed_in(name: str = "versions") -> bool:
+    """Was `name` typed in as predictions? The notebook cell that last assigned it (IPython's
+    input history) must give it a literal list (or tuple) of whole numbers (`...` for a blank);
+    a list read off `t._version` by running the lines is not a prediction. True outside IPython
+    or when no such cell is found."""
+    import ast
+    import re
+
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return True
+    shell = get_ipython()
+    history = shell.user_ns.get("In", []) if shell is not None else []
+    for source in reversed(history[:-1]):  # (the last one is the check's own cell)
+        if not re.search(rf"^\s*{name}\s*(\[[^\]]*\]\s*)?(=|\+=|\.append)", source, re.M):
+            continue
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            return not re.search(r"_version\b", re.sub(r"#.*", "", source))
+
+        def whole(node: ast.AST) -> bool:
+            return isinstance(node, ast.Constant) and (
+                node.value is Ellipsis
+                or (isinstance(node.value, int) and not isinstance(node.value, bool))
+            )
+
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "append":
+                if getattr(node.func.value, "id", None) == name:
+                    return False  # (filled in as the lines run)
+            if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                    value = node.value
+                    if not (
+                        isinstance(value, ast.List | ast.Tuple)
+                        and all(whole(e) for e in value.elts)
+                    ):
+                        return False
+        return True
+    return True
+
+
 def check_versions(answer: Any) -> None:
     """Predicted `t._version` after each marked line of:
 
@@ -65,8 +112,18 @@ def check_versions(answer: Any) -> None:
     v = verdict("Predict the versions")
     if not v.answered(answer, "versions"):
         return _stop(v)
+
+    def whole(a: Any) -> bool:
+        if isinstance(a, bool):
+            return False
+        if isinstance(a, int | np.integer):
+            return True
+        return isinstance(a, float | np.floating) and float(a).is_integer()
+
     try:
-        got = [int(a) for a in answer]
+        got = [int(a) for a in answer if whole(a)]
+        if len(got) != len(answer):
+            raise ValueError
     except (TypeError, ValueError):
         v.require(
             False,
@@ -83,6 +140,21 @@ def check_versions(answer: Any) -> None:
             f"应当有 4 个数（每个标记行一个），你给了 {len(got)} 个。",
         ),
     ):
+        return _stop(v)
+    if not _typed_in("versions"):
+        v.require(
+            False,
+            say(
+                "your `versions` was not typed in as predictions: the cell that made it "
+                "computes it (reading t._version as the lines run, or from another variable), "
+                "which runs the answer instead of predicting it. Write the four numbers as a "
+                "list, e.g. versions = [1, 1, 1, 1], from the rules, then let the check compare.",
+                "你的 `versions` 不是作为预测手写出来的：产生它的单元格是把它算出来的"
+                "（在运行这几行时读出 t._version，或者取自别的变量），这是把答案跑出来，"
+                "而不是预测。请根据规则把四个数写成一个列表，例如 versions = [1, 1, 1, 1]，"
+                "再让检查来比对。",
+            ),
+        )
         return _stop(v)
     a, b, c, d = got
     v.require(
@@ -153,6 +225,24 @@ def _leaf_write() -> str:
     )
 
 
+def _raised(err: Exception) -> str:
+    """What calling the learner's swish raised, naming a call into real PyTorch."""
+    if isinstance(err, TypeError) and "must be Tensor, not Tensor" in str(err):
+        return say(
+            f"calling swish(x) raised TypeError ({err}): x is a minigrad tensor, but your "
+            "function called a real PyTorch function on it (`torch.…`, or an `F` imported from "
+            "torch.nn.functional). minigrad has the same ones: `mg.sigmoid`, "
+            "`mg.nn.functional.silu`.",
+            f"调用 swish(x) 抛出了 TypeError（{err}）：x 是 minigrad 张量，你的函数却对它调用了"
+            "真正的 PyTorch 函数（`torch.…`，或者从 torch.nn.functional 导入的 `F`）。"
+            "minigrad 里有同样的函数：`mg.sigmoid`、`mg.nn.functional.silu`。",
+        )
+    return say(
+        f"calling swish(x) raised {type(err).__name__}: {err}",
+        f"调用 swish(x) 抛出了 {type(err).__name__}：{err}",
+    )
+
+
 def _swish_reference(x: mg.Tensor) -> tuple[list, list]:
     x = x.detach().requires_grad_()
     y = x * x.sigmoid()
@@ -161,7 +251,12 @@ def _swish_reference(x: mg.Tensor) -> tuple[list, list]:
 
 
 def check_swish(fn: Any) -> None:
-    """The learner's `swish(x)` = x * sigmoid(x): right values, right gradient, no error."""
+    """The learner's `swish(x)` = x * sigmoid(x): right values, right gradient, no error.
+
+    On points the learner never saw (2×3). Any correct out-of-place version passes (`x *
+    x.sigmoid()`, `mg.nn.functional.silu`, `x / (1 + exp(-x))`, a custom Function, a clone
+    multiplied in place); a result cut off the graph, a write hidden from the version counter
+    (`.data`, numpy) and a call into real PyTorch each get their own message."""
     v = verdict("Fix swish")
     if not v.answered(fn, "swish"):
         return _stop(v)
@@ -171,20 +266,13 @@ def check_swish(fn: Any) -> None:
     ):
         return _stop(v)
     fn_: Callable = fn
-    x = mg.tensor([-2.0, -0.5, 0.0, 1.0, 3.0], requires_grad=True)
+    points = np.random.default_rng(808).uniform(-4, 4, (2, 3)).round(2)  # never shown
+    x = mg.tensor(points.tolist(), requires_grad=True)
     want_y, want_g = _swish_reference(x)
     try:
         y = fn_(x)
     except Exception as err:  # the learner's code: say what it raised, in a sentence
-        v.require(
-            False,
-            _leaf_write()
-            if "leaf Variable" in str(err)
-            else say(
-                f"calling swish(x) raised {type(err).__name__}: {err}",
-                f"调用 swish(x) 抛出了 {type(err).__name__}：{err}",
-            ),
-        )
+        v.require(False, _leaf_write() if "leaf Variable" in str(err) else _raised(err))
         return _stop(v)
     if y is None:
         v.require(
@@ -249,9 +337,8 @@ def check_swish(fn: Any) -> None:
         close(y, want_y, atol=1e-5),
         say(
             f"the values are wrong: got {y.tolist()}, "
-            f"expected {[round(a, 4) for a in want_y]} (x * sigmoid(x)).",
-            f"数值不对：得到 {y.tolist()}，"
-            f"应为 {[round(a, 4) for a in want_y]}（x * sigmoid(x)）。",
+            f"expected {np.round(want_y, 4).tolist()} (x * sigmoid(x)).",
+            f"数值不对：得到 {y.tolist()}，应为 {np.round(want_y, 4).tolist()}（x * sigmoid(x)）。",
         ),
     ):
         return _stop(v)
@@ -264,7 +351,18 @@ def check_swish(fn: Any) -> None:
         ),
     ):
         return _stop(v)
-    if close(x.grad, x.detach().sigmoid(), atol=1e-5):
+    if close(x.grad, mg.zeros_like(x), atol=1e-8):
+        v.require(
+            False,
+            say(
+                "the values are right but x.grad is all zeros: the result does not depend on x "
+                "in the graph (its values were computed off the graph, then joined to x by "
+                "something like `+ 0 * x`). Compute x * sigmoid(x) with tensor operations.",
+                "数值对了，但 x.grad 全是 0：在计算图里结果并不依赖 x（数值是在图外算好的，"
+                "再用 `+ 0 * x` 之类的办法接到 x 上）。请用张量运算算出 x * sigmoid(x)。",
+            ),
+        )
+    elif close(x.grad, x.detach().sigmoid(), atol=1e-5):
         v.require(
             False,
             say(
@@ -281,10 +379,11 @@ def check_swish(fn: Any) -> None:
             close(x.grad, want_g, atol=1e-5),
             say(
                 "the values are right but the gradient is wrong. That is the signature of an "
-                "in-place change hidden from autograd (through `.data`): the version counter did "
-                "not see it, so backward silently used the modified values. Don't modify "
-                "in place at all here.",
-                "数值对了，梯度却是错的。这正是一次瞒过 autograd 的原地修改（通过 `.data`）"
+                "in-place change hidden from autograd (through `.data`, or in numpy through "
+                "`.detach().numpy()`): the version counter did not see it, so backward silently "
+                "used the modified values. Don't modify in place at all here.",
+                "数值对了，梯度却是错的。这正是一次瞒过 autograd 的原地修改"
+                "（通过 `.data`，或者通过 `.detach().numpy()` 在 numpy 里改）"
                 "留下的痕迹：版本计数器没看到它，于是 backward 悄悄用上了被改过的值。"
                 "这里干脆不要做任何原地修改。",
             ),

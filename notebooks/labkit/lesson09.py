@@ -1,12 +1,18 @@
 """Checks for lesson 09 (hooks).
 
 The checks call the learner's hooks both directly and inside a real backward pass, so they can
-tell apart "returned nothing", "changed the gradient in place" and "computed the wrong thing".
+tell apart "returned nothing", "changed the gradient in place" and "computed the wrong thing";
+then once more on a 2×3 intermediate tensor with a limit of the check's own, which a hook that
+returns numbers fitted to the first cases (or handles only 1-d gradients) does not pass.
+The gradient monitor's second backward runs without zero_grad, so `.grad` accumulates: the
+post-accumulate hook the lesson teaches reads the sum, a tensor hook sees one pass only.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 import minigrad as mg
 
@@ -241,6 +247,8 @@ def check_clip_hook(make_hook: Any) -> None:
             "钩子用的是它自己的 `limit`，而不是某个写死的数吗？",
         ),
     )
+    if not v.problems:
+        _unseen_clip(v, make_hook)
     v.done(
         say(
             "the hook returns a new, clamped gradient and leaves its argument untouched.",
@@ -249,17 +257,67 @@ def check_clip_hook(make_hook: Any) -> None:
     )
 
 
+def _unseen_clip(v: Verdict, make_hook: Any) -> None:
+    """The hook on a case the learner never saw: a 2×3 intermediate tensor, another limit."""
+    rng = np.random.default_rng(909)
+    upstream, limit = rng.uniform(-3, 3, (2, 3)).round(2), 0.75
+    w = mg.tensor(rng.normal(size=(2, 3)).round(2).tolist(), requires_grad=True)
+    try:
+        h = w * 2.0
+        h.register_hook(make_hook(limit))
+        (h * mg.tensor(upstream.tolist())).sum().backward()
+    except Exception as err:
+        v.require(
+            False,
+            _raised(
+                err,
+                f"on a 2×3 intermediate tensor with limit {limit}, a backward pass with your hook",
+                f"在一个 2×3 的中间张量上、limit 为 {limit} 时，带着你的钩子做反向传播",
+            )
+            + say(
+                "; a hook must work for a gradient of any shape (it has its tensor's shape).",
+                "；钩子必须适用于任何形状的梯度（梯度的形状和它的张量一样）。",
+            ),
+        )
+        return
+    want = 2.0 * np.clip(upstream, -limit, limit)
+    v.require(
+        w.grad is not None and close(w.grad, want),
+        say(
+            f"on a 2×3 intermediate tensor h = 2·w with limit {limit} and incoming gradient "
+            f"{upstream.tolist()}, w.grad should be 2 × the clamped gradient = "
+            f"{want.round(4).tolist()}, got {None if w.grad is None else _as_list(w.grad)}: "
+            "does the hook clamp whatever gradient it receives, to its own `limit`?",
+            f"在一个 2×3 的中间张量 h = 2·w 上、limit 为 {limit}、传入的梯度为 "
+            f"{upstream.tolist()} 时，w.grad 应当是裁剪后梯度的 2 倍 = {want.round(4).tolist()}，"
+            f"你得到的是 {None if w.grad is None else _as_list(w.grad)}："
+            "钩子是把它收到的任何梯度都按它自己的 `limit` 裁剪吗？",
+        ),
+    )
+
+
 def _tiny_model() -> mg.nn.Module:
     mg.manual_seed(3)
     return mg.nn.Sequential(mg.nn.Linear(3, 4), mg.nn.Tanh(), mg.nn.Linear(4, 2))
 
 
-def _run(model: mg.nn.Module, seed: int) -> dict[str, float]:
-    """One backward with fresh .grad; returns each parameter's gradient norm."""
-    model.zero_grad(set_to_none=True)
+def _run(model: mg.nn.Module, seed: int, zero: bool = True) -> dict[str, float]:
+    """One backward; returns each parameter's gradient norm (of `.grad`). With `zero=False` the
+    pass runs without zero_grad, so `.grad` holds this pass's gradient plus the previous one."""
+    if zero:
+        model.zero_grad(set_to_none=True)
     mg.manual_seed(seed)
     model(mg.randn(5, 3)).pow(2).sum().backward()
     return {n: p.grad.norm().item() for n, p in model.named_parameters()}
+
+
+def _this_pass(model: mg.nn.Module, seed: int) -> dict[str, float]:
+    """The norm of one pass's own gradient (what a tensor hook on the parameter receives)."""
+    saved = {n: p.grad for n, p in model.named_parameters()}
+    result = _run(model, seed)
+    for n, p in model.named_parameters():
+        p.grad = saved[n]
+    return result
 
 
 def _watch_error(err: Exception) -> str:
@@ -268,12 +326,11 @@ def _watch_error(err: Exception) -> str:
         return say(
             f"your hook raised AttributeError ({err}): it read `p.grad` while it was still None. "
             "A tensor hook (`register_hook`) runs BEFORE the gradient is accumulated into `.grad`: "
-            "use the gradient the hook receives, or `register_post_accumulate_grad_hook`, whose "
-            "hook gets the parameter after `.grad` is written.",
+            "use `register_post_accumulate_grad_hook`, whose hook gets the parameter after "
+            "`.grad` is written.",
             "你的钩子抛出了 AttributeError：它在 `p.grad` 还是 None 的时候去读了它。"
-            "张量钩子（`register_hook`）是在梯度累积进 `.grad` 之前运行的：请使用钩子收到的梯度，"
-            "或者改用 `register_post_accumulate_grad_hook`，"
-            "它的钩子在 `.grad` 写好之后才拿到参数。",
+            "张量钩子（`register_hook`）是在梯度累积进 `.grad` 之前运行的：请改用 "
+            "`register_post_accumulate_grad_hook`，它的钩子在 `.grad` 写好之后才拿到参数。",
         )
     if isinstance(err, KeyError):
         return say(
@@ -298,7 +355,9 @@ def check_watch_gradients(watch: Any) -> None:
     norms: dict[str, list[float]] = {}
     try:
         handles = watch(model, norms)
-        expected = [_run(model, 1), _run(model, 2)]
+        # the second pass runs without zero_grad (as gradient accumulation does): `.grad` then
+        # holds both passes, which the post-accumulate hook sees and a tensor hook does not
+        expected = [_run(model, 1), _run(model, 2, zero=False)]
     except Exception as err:
         v.require(False, _watch_error(err))
         return _stop(v)
@@ -338,6 +397,7 @@ def check_watch_gradients(watch: Any) -> None:
             ),
         )
         return _stop(v)
+    told_before_accumulation = False
     for n in names:
         got = norms[n]
         if not v.require(
@@ -361,6 +421,33 @@ def check_watch_gradients(watch: Any) -> None:
         ):
             return _stop(v)
         want = [e[n] for e in expected]
+        if not close(got, want, rtol=1e-4) and close(got[0], want[0], rtol=1e-4):
+            alone = _this_pass(_tiny_model(), 2)[n]
+            if close(got[1], alone, rtol=1e-4):
+                if told_before_accumulation:
+                    continue
+                told_before_accumulation = True
+                v.require(
+                    False,
+                    say(
+                        f"norms['{n}'] is {[round(float(a), 4) for a in got]}, expected "
+                        f"{[round(a, 4) for a in want]}. The check's second backward ran without "
+                        "zero_grad, so `.grad` now holds both passes; your hook recorded only "
+                        "the second pass's own gradient. That is what a tensor hook "
+                        "(`register_hook`) receives: it runs before the gradient is added into "
+                        "`.grad`. Monitor the gradient the optimizer will use: "
+                        "`register_post_accumulate_grad_hook`, whose hook reads `p.grad` after "
+                        "the addition (section 3).",
+                        f"norms['{n}'] 是 {[round(float(a), 4) for a in got]}，应为 "
+                        f"{[round(a, 4) for a in want]}。检查的第二次反向传播之前没有 "
+                        "zero_grad，所以 `.grad` 里装的是两次的和；你的钩子只记下了第二次自己"
+                        "的梯度。这正是张量钩子（`register_hook`）收到的东西：它在梯度加进 "
+                        "`.grad` 之前运行。要监视的是优化器将要用的那个梯度："
+                        "用 `register_post_accumulate_grad_hook`，它的钩子在相加之后读取 "
+                        "`p.grad`（第 3 节）。",
+                    ),
+                )
+                continue
         v.require(
             close(got, want, rtol=1e-4),
             say(

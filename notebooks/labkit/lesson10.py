@@ -3,6 +3,14 @@
 A custom Function can be wrong in three separate places (forward values, the number of
 gradients backward returns, the gradient formula); each check looks at them in that order and
 names the one that failed, comparing against gradcheck or a known mask.
+
+The method is checked too: backward runs with a gradient from above that is not all ones (so a
+backward ignoring grad_out shows), watched by outsourced.py, which shows a backward that lets
+something else differentiate for it (a nested backward pass, a graph recorded under enable_grad,
+built-in nodes called by hand or kept on ctx, a dual level, PyTorch's autograd, complex numbers
+for a complex step, a differentiating library), each with its own message; then on inputs
+the learner never saw, with a negative scale, against exact float64 derivatives (a hard-coded
+2.5 and finite differences, ~1e-11 off at best, show there).
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ import numpy as np
 
 import minigrad as mg
 
+from . import outsourced
 from .feedback import Verdict, close, verdict
 from .hints import register
 from .language import say
@@ -154,12 +163,27 @@ def _forward(v: Verdict, cls: type, name: str, *args: Any) -> mg.Tensor | None:
             "保存张量的钩子，还可能让 ctx 和它的输出形成引用环）；普通的数可以继续作为属性。",
         ),
     )
+    kept = outsourced.kept_nodes(y.grad_fn, _OWN)
+    if not v.require(not kept, outsourced.kept_message(kept)):
+        return None
     return y
 
 
 def _backward_error(err: Exception, inputs: str, inputs_zh: str) -> str:
     """The usual reasons a custom backward raises, in words."""
     msg = str(err)
+    if "not a Variable" in msg:
+        return say(
+            "backward returned a gradient for `scale`, a plain float (position 2 counts the "
+            "forward's arguments after ctx). PyTorch refuses that exactly as minigrad did: "
+            f"RuntimeError: {msg}. A number is not a tensor autograd tracks, so nothing could "
+            "receive that gradient: return None in its place.",
+            "backward 为 `scale` 返回了梯度，而它只是一个普通的 float（position 2 指 forward 中 "
+            "ctx 之后的第 2 个参数）。PyTorch 和 minigrad 一样会拒绝："
+            f"RuntimeError：{msg}（意思是：第 2 个位置返回的梯度不是 None，但 forward 对应的输入"
+            "并不是张量）。普通的数不是 autograd 跟踪的张量，这个梯度无处可去：在这个位置返回 "
+            "None。",
+        )
     if "incorrect number of gradients" in msg:
         return say(
             f"backward must return one value per forward input (after ctx): {inputs}. "
@@ -182,6 +206,103 @@ def _backward_error(err: Exception, inputs: str, inputs_zh: str) -> str:
     return say(
         f"backward raised {type(err).__name__}: {msg}",
         f"backward 抛出了 {type(err).__name__}：{msg}",
+    )
+
+
+def _tanh_formula() -> str:
+    return say("scale * (1 - tanh(x)**2)", "scale * (1 - tanh(x)**2)")
+
+
+def _ste_formula() -> str:
+    return say("grad_out where |x| <= 1, else 0", "在 |x| <= 1 处取 grad_out，其他地方取 0")
+
+
+def _run_backward(v: Verdict, y: mg.Tensor, x: mg.Tensor, weights: list) -> Any:
+    """Backward from `y` with `weights` arriving from above, the learner's backward watched
+    (outsourced.py: nothing else may differentiate for it); x.grad as a list (None if it
+    stayed None), or False after saying what went wrong."""
+    cls = type(y.grad_fn)._forward_cls
+    try:
+        loss = (y * mg.tensor(weights, dtype=y.dtype)).sum()
+        with outsourced.watched(cls) as seen:
+            loss.backward()
+    except Exception as err:  # the learner's backward: say what it raised
+        v.require(
+            False,
+            _backward_error(
+                err,
+                "two here, the gradient for x and None for scale (a plain number has no gradient)",
+                "这里是两个：x 的梯度，以及 scale 对应的 None（普通的数没有梯度）",
+            ),
+        )
+        return False
+    if not v.require(seen.first() is None, outsourced.message(seen, _tanh_formula())):
+        return False
+    return x.grad.tolist() if x.grad is not None else None
+
+
+def _hidden_scaled_tanh(v: Verdict, cls: Any) -> None:
+    """New inputs and a negative scale, with exact float64 derivatives to compare with: a
+    backward that hard-codes the example's numbers, or that estimates the derivative with
+    finite differences (off by about 1e-11 at best), shows here."""
+    xs = [-3.1, -0.9, 0.33, 1.2, 4.0, -0.05]
+    scale = -0.7
+    x = mg.tensor(xs, dtype=mg.float64, requires_grad=True)
+    y = cls.apply(x, scale)
+    weights = [1.5, -0.5, 0.25, 2.0, -1.0, 3.0]
+    want_y = scale * np.tanh(xs)
+    if not v.require(
+        close(y, want_y, atol=1e-9),
+        say(
+            f"with other inputs (x={xs}, scale={scale}) the forward gives "
+            f"{np.round(y.tolist(), 4).tolist()} instead of {np.round(want_y, 4).tolist()}: "
+            "use the arguments, not the numbers of the first test.",
+            f"换一组输入（x={xs}，scale={scale}）时，forward 给出 "
+            f"{np.round(y.tolist(), 4).tolist()}，应为 {np.round(want_y, 4).tolist()}："
+            "请使用传入的参数，而不是第一次测试里的数。",
+        ),
+    ):
+        return
+    got = _run_backward(v, y, x, weights)
+    if got is False:
+        return
+    want = scale * (1 - np.tanh(xs) ** 2) * weights
+    if got is not None and close(got, want / scale * 2.5):
+        v.require(
+            False,
+            say(
+                "your backward multiplies by 2.5, the scale of the first test, whatever scale "
+                f"forward got (here {scale}): keep it on ctx (`ctx.scale = scale`) and use that.",
+                f"不管 forward 收到的 scale 是多少（这里是 {scale}），你的 backward 都乘以第一次"
+                "测试的 2.5：请把它留在 ctx 上（`ctx.scale = scale`）并使用它。",
+            ),
+        )
+        return
+    if got is not None and close(got, want, rtol=1e-6, atol=1e-8):
+        err = float(np.max(np.abs(np.asarray(got) - want)))
+        v.require(
+            err <= 1e-13,
+            say(
+                f"your gradients are off by up to {err:.1e} in float64, where the derivative "
+                "formula is exact to about 1e-16: the error of a finite-difference estimate. "
+                "Write the derivative itself, scale * (1 - tanh(x)**2), from what forward "
+                "saved.",
+                f"在 float64 下你的梯度最多偏差 {err:.1e}，而按导数公式计算可以精确到 1e-16 "
+                "左右：这是有限差分估计的误差。请直接写出导数 scale * (1 - tanh(x)**2)，"
+                "用 forward 保存下来的东西来算。",
+            ),
+        )
+        return
+    v.require(
+        False,
+        say(
+            f"with other inputs (x={xs}, scale={scale}, gradient {weights} from above) expected "
+            f"x.grad = {np.round(want, 4).tolist()}, got "
+            f"{None if got is None else np.round(got, 4).tolist()}.",
+            f"换一组输入（x={xs}，scale={scale}，上游梯度 {weights}）时，x.grad 应为 "
+            f"{np.round(want, 4).tolist()}，你得到的是 "
+            f"{None if got is None else np.round(got, 4).tolist()}。",
+        ),
     )
 
 
@@ -216,20 +337,25 @@ def check_scaled_tanh(cls: Any) -> None:
         ),
     ):
         return _stop(v)
-    try:
-        y.sum().backward()
-    except Exception as err:  # the learner's backward: say what it raised
+    weights = [0.5, -1.0, 2.0, 1.5, -0.25]  # the gradient arriving from above: not all ones
+    got = _run_backward(v, y, x, weights)
+    if got is False:
+        return _stop(v)
+    sech2 = 1 - np.tanh(xs) ** 2
+    if got is not None and not close(got, 2.5 * sech2 * weights) and close(got, 2.5 * sech2):
         v.require(
             False,
-            _backward_error(
-                err,
-                "two here, the gradient for x and None for scale (a plain number has no gradient)",
-                "这里是两个：x 的梯度，以及 scale 对应的 None（普通的数没有梯度）",
+            say(
+                "your backward ignores `grad_out`: the check sent the gradient "
+                f"{weights} from above and got back the local derivative alone. Backward "
+                "returns grad_out times the local derivative (the chain rule).",
+                "你的 backward 没有用到 `grad_out`：检查从上游送来的梯度是 "
+                f"{weights}，得到的却只是局部导数本身。backward 应当返回 grad_out 乘以局部导数"
+                "（链式法则）。",
             ),
         )
         return _stop(v)
-    sech2 = 1 - np.tanh(xs) ** 2
-    got = x.grad.tolist() if x.grad is not None else None
+    got = None if got is None else (np.asarray(got) / weights).tolist()  # per unit grad_out
     if got is not None and close(got, sech2):
         v.require(
             False,
@@ -250,7 +376,9 @@ def check_scaled_tanh(cls: Any) -> None:
                 "请为 backward 保存 tanh(x)（或输出）。",
             ),
         )
-    else:
+    elif got is not None and close(got, 2.5 * sech2, rtol=1e-6, atol=1e-8):
+        _hidden_scaled_tanh(v, cls)
+    if not v.problems:
         ok = mg.autograd.gradcheck(
             lambda t: cls.apply(t, 2.5), (x.detach().requires_grad_(),), raise_exception=False
         )
@@ -265,11 +393,57 @@ def check_scaled_tanh(cls: Any) -> None:
                 f"{None if got is None else np.round(got, 4).tolist()}。",
             ),
         )
+    if not v.problems and (got is None or not close(got, 2.5 * sech2, rtol=1e-6, atol=1e-8)):
+        v.require(
+            False,
+            say(
+                f"with the gradient {weights} arriving from above, x.grad / grad_out should be "
+                f"{np.round(2.5 * sech2, 4).tolist()}, got "
+                f"{None if got is None else np.round(got, 4).tolist()}.",
+                f"上游送来的梯度为 {weights} 时，x.grad / grad_out 应为 "
+                f"{np.round(2.5 * sech2, 4).tolist()}，你得到的是 "
+                f"{None if got is None else np.round(got, 4).tolist()}。",
+            ),
+        )
     v.done(
         say(
             "forward, backward and gradcheck agree; None for the non-tensor argument.",
             "forward、backward 与 gradcheck 三者一致；非张量参数对应 None。",
         )
+    )
+
+
+def _hidden_sign_ste(v: Verdict, cls: Any) -> None:
+    """Inputs and an incoming gradient the learner never saw (both corners, -0.0, values just
+    inside and outside): a function that returns the example's numbers shows here."""
+    xs = [1.0, -0.3, 2.5, -1.7, 0.99, -0.0, 1.01, -1.0]
+    incoming = [0.5, -2.0, 1.5, 3.0, -1.0, 2.5, 4.0, -0.75]
+    x = mg.tensor(xs, requires_grad=True)
+    want_y = [1.0, -1.0, 1.0, -1.0, 1.0, 1.0, 1.0, -1.0]
+    want = [0.5, -2.0, 0.0, 0.0, -1.0, 2.5, 0.0, -0.75]
+    try:
+        y = cls.apply(x)
+        (y * mg.tensor(incoming)).sum().backward()
+        got_y, got = y.tolist(), None if x.grad is None else x.grad.tolist()
+    except Exception as err:  # the learner's code: say what it raised
+        v.require(
+            False,
+            say(
+                f"with other inputs (x={xs}) your Function raised {type(err).__name__}: {err}",
+                f"换一组输入（x={xs}）时，你的 Function 抛出了 {type(err).__name__}：{err}",
+            ),
+        )
+        return
+    v.require(
+        close(got_y, want_y) and got is not None and close(got, want),
+        say(
+            f"with inputs you have not seen (x={xs}, gradient {incoming} from above) expected "
+            f"forward {want_y} and x.grad {want}, got {got_y} and {got}: compute both from "
+            "x and grad_out, not from the numbers of the first test.",
+            f"换一组你没见过的输入（x={xs}，上游梯度 {incoming}）时，forward 应为 {want_y}，"
+            f"x.grad 应为 {want}，你得到的是 {got_y} 和 {got}：请用 x 和 grad_out 来算，"
+            "而不是照搬第一次测试的数。",
+        ),
     )
 
 
@@ -313,12 +487,16 @@ def check_sign_ste(cls: Any) -> None:
         ),
     ):
         return _stop(v)
+    loss = (y * mg.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])).sum()
     try:
-        (y * mg.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])).sum().backward()
+        with outsourced.watched(cls) as seen:
+            loss.backward()
     except Exception as err:  # the learner's backward: say what it raised
         v.require(
             False, _backward_error(err, "one here, the gradient for x", "这里只有一个：x 的梯度")
         )
+        return _stop(v)
+    if not v.require(seen.first() is None, outsourced.message(seen, _ste_formula())):
         return _stop(v)
     if not v.require(
         x.grad is not None,
@@ -353,6 +531,17 @@ def check_sign_ste(cls: Any) -> None:
                 "处梯度必须为 0（hardtanh 版本），所以 x = -2 和 x = 1.5 处应得到 0。",
             ),
         )
+    elif close(got, [0.0, 1.0, 3.0, 4.0, 5.0, 0.0], rtol=1e-3, atol=1e-3):
+        v.require(
+            False,
+            say(
+                "x = -1 got half its gradient (1 of 2), and everything else is right: that is "
+                "what a central finite difference of hardtanh gives at its corner. Write the "
+                "mask itself, |x| <= 1, and multiply grad_out by it.",
+                "x = -1 处只得到了一半的梯度（2 里的 1），其余都对：这正是对 hardtanh 做中心有限"
+                "差分在拐角处给出的值。请直接写出掩码 |x| <= 1，再用它乘以 grad_out。",
+            ),
+        )
     elif close(got, [0.0, 0.0, 3.0, 4.0, 5.0, 0.0]):
         v.require(
             False,
@@ -371,14 +560,14 @@ def check_sign_ste(cls: Any) -> None:
                 "在 |x| <= 1 处让梯度原样通过，其他地方传 0。",
             ),
         )
-    else:
-        v.require(
-            close(got, [0.0, 2.0, 3.0, 4.0, 5.0, 0.0]),
-            say(
-                f"with incoming gradient [1..6] expected x.grad = [0, 2, 3, 4, 5, 0], got {got}.",
-                f"传入的梯度为 [1..6] 时，x.grad 应为 [0, 2, 3, 4, 5, 0]，你得到的是 {got}。",
-            ),
-        )
+    elif v.require(
+        close(got, [0.0, 2.0, 3.0, 4.0, 5.0, 0.0]),
+        say(
+            f"with incoming gradient [1..6] expected x.grad = [0, 2, 3, 4, 5, 0], got {got}.",
+            f"传入的梯度为 [1..6] 时，x.grad 应为 [0, 2, 3, 4, 5, 0]，你得到的是 {got}。",
+        ),
+    ):
+        _hidden_sign_ste(v, cls)
     v.done(
         say(
             "sign forward, gradient passed straight through inside [-1, 1] and blocked outside.",

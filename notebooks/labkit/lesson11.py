@@ -2,20 +2,29 @@
 
 The test models are built so that each classic cause of a missing gradient appears once
 (unused parameter, detached path, zero-but-present gradient), and the NaN check uses the exact
-input (an all-zero row) that exposes the `where` trap; feedback names the cause it saw.
+input (an all-zero row) that exposes the `where` trap; feedback names the cause it saw. Each
+check then runs on a second input the learner never saw (another model with other names and
+causes; float64 rows with a tiny and a zero norm), so names or norms copied from a message
+fail. A built-in norm is found by its node in the result's graph (a custom Function of the
+learner's is their own work and passes when its values and gradients are right); values
+computed outside the graph show as zero gradients.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
 
 import minigrad as mg
+from minigrad.autograd.function import BackwardCFunction
 
+from . import outsourced
 from .feedback import Verdict, close, verdict
 from .hints import register
 from .language import say
+from .lesson10 import _OWN
 
 register(
     "11",
@@ -56,6 +65,27 @@ register(
 def _stop(v: Verdict) -> None:
     """Print what is wrong so far and end the check (later steps depend on this one)."""
     v.done("")
+
+
+class _Other(mg.nn.Module):
+    """A second model with other names and other causes: a number taken out with .item(), a
+    term computed under no_grad, an unused layer; `proj` is used, `offset` gets a zero
+    gradient through a `* 0`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        mg.manual_seed(7)
+        self.proj = mg.nn.Linear(2, 2)
+        self.spare = mg.nn.Linear(2, 2)
+        self.gate = mg.nn.Parameter(mg.tensor(0.5))
+        self.shift = mg.nn.Parameter(mg.zeros(2))
+        self.offset = mg.nn.Parameter(mg.ones(2))
+
+    def forward(self, x: mg.Tensor) -> mg.Tensor:
+        h = self.proj(x) * self.gate.item()
+        with mg.no_grad():
+            s = self.shift * 2
+        return (h + s + self.offset * 0).sum()
 
 
 class _Leaky(mg.nn.Module):
@@ -223,13 +253,33 @@ def check_params_without_grad(fn: Any) -> None:
             "（前向传播中没用到，或者被 .detach() 切断了）。",
         ),
     )
-    v.require(
-        not extra,
-        say(
-            f"{extra} have a gradient; they should not be in the list.",
-            f"{extra} 有梯度，不应该出现在列表里。",
-        ),
-    )
+    if (
+        v.require(
+            not extra,
+            say(
+                f"{extra} have a gradient; they should not be in the list.",
+                f"{extra} 有梯度，不应该出现在列表里。",
+            ),
+        )
+        and not v.problems
+    ):
+        other = _Other()
+        other(mg.randn(3, 2)).backward()
+        got = _names_or_problem(v, fn, other)
+        want = {"spare.weight", "spare.bias", "gate", "shift"}
+        all_names = sorted(n for n, _ in other.named_parameters())
+        if got is not None:
+            v.require(
+                got == want,
+                say(
+                    f"on a second model (parameters {all_names}) expected {sorted(want)}, "
+                    f"got {sorted(got)}: work the names out from the "
+                    "model you are given, by testing each parameter's `.grad is None`.",
+                    f"换一个模型（参数为 {all_names}）时，"
+                    f"应为 {sorted(want)}，你得到的是 {sorted(got)}：请从传入的模型里，逐个判断"
+                    "参数的 `.grad is None` 来找出名字。",
+                ),
+            )
     v.done(
         say(
             "unused.* never took part, detached.* were cut off by .detach(); zeroed.* has a real "
@@ -240,17 +290,117 @@ def check_params_without_grad(fn: Any) -> None:
     )
 
 
-def _op_names(root: Any) -> set[str]:
-    """The names of the backward nodes behind `root` (to tell which ops built a result)."""
-    names, seen, stack = set(), set(), [root]
+_BUILT_IN = re.compile(r"^(Linalg\w*Norm|\w*Norm|Dist|Cdist|Pdist|Hypot)Backward\d*$")
+
+
+def _built_in_norms(root: Any) -> set[str]:
+    """The built-in norm-like nodes behind `root` (LinalgVectorNormBackward0, DistBackward0...);
+    a custom Function of the learner's (SafeNormBackward) is their own work, not one of them."""
+    found, seen, stack = set(), set(), [root]
     while stack:
         node = stack.pop()
         if node is None or node in seen:
             continue
         seen.add(node)
-        names.add(node.name())
+        if _BUILT_IN.match(node.name()) and not isinstance(node, BackwardCFunction):
+            found.add(node.name())
         stack.extend(n for n, _ in node.next_functions)
-    return names
+    return found
+
+
+def _own_functions(root: Any) -> dict[Any, type]:
+    """The learner's custom Function nodes behind `root`, with their Function classes."""
+    found, seen, stack = {}, set(), [root]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if isinstance(node, BackwardCFunction):
+            found[node] = type(node)._forward_cls
+        stack.extend(n for n, _ in node.next_functions)
+    return found
+
+
+def _norm_formula() -> str:
+    return say(
+        "v / |v| for a row of non-zero norm and 0 for a zero row",
+        "范数不为零的行取 v / |v|，全零的行取 0",
+    )
+
+
+def _safe_norm_hidden(v: Verdict, fn: Any) -> None:
+    """Rows the learner never saw, in float64: a tiny but non-zero norm, a zero row, larger
+    values. Numbers copied from the first test, or an epsilon (or clamp) inside sqrt big enough
+    to change the values beyond the first test's tolerance, show here; a small one passes, as
+    in the first test."""
+    rows = [[3e-20, -4e-20], [0.0, 0.0], [-2.5, 6.0], [1e-3, 0.0], [7.0, -24.0]]
+    x = mg.tensor(rows, dtype=mg.float64, requires_grad=True)
+    arr = np.asarray(rows)
+    norms = np.sqrt((arr**2).sum(axis=1))
+    want_grad = np.divide(arr, norms[:, None], out=np.zeros_like(arr), where=norms[:, None] > 0)
+    try:
+        n = fn(x)
+        n.sum().backward()
+        got = np.asarray(n.tolist(), dtype=float)
+        g = None if x.grad is None else np.asarray(x.grad.tolist())
+    except Exception as err:  # the learner's code: say what it raised
+        v.require(
+            False,
+            say(
+                f"on other rows ({rows}, float64) safe_norm raised {type(err).__name__}: {err}",
+                f"换成其他行（{rows}，float64）时，safe_norm 抛出了 {type(err).__name__}：{err}",
+            ),
+        )
+        return
+    if got.shape != norms.shape:
+        v.require(
+            False,
+            say(
+                f"on other rows ({rows}) the result has shape {list(got.shape)}, not "
+                f"{list(norms.shape)}: compute it from v, one number per row.",
+                f"换成其他行（{rows}）时，结果的形状是 {list(got.shape)}，而不是 "
+                f"{list(norms.shape)}：请从 v 算出来，每行一个数。",
+            ),
+        )
+        return
+    if not np.allclose(got[:2], norms[:2], rtol=1e-5, atol=1e-5):
+        v.require(
+            False,
+            say(
+                f"on rows with a tiny or zero norm your values are {got[:2].tolist()} instead of "
+                f"{norms[:2].tolist()}: the epsilon added before sqrt (or the clamp) is big "
+                "enough to change the norm itself, most of all for small vectors. Use a much "
+                "smaller one, or better keep sqrt's input untouched where it is positive and "
+                "choose 0 only where the sum of squares is 0.",
+                f"在范数极小或为零的行上，你的值是 {got[:2].tolist()}，应为 {norms[:2].tolist()}："
+                "你在 sqrt 之前加的 epsilon（或 clamp 的下限）大到改变了范数本身，向量越小影响"
+                "越大。换一个小得多的值；更好的办法是在平方和为正的地方保持 sqrt 的输入不变，"
+                "只在平方和为 0 的地方选 0。",
+            ),
+        )
+        return
+    if not v.require(
+        np.allclose(got, norms, rtol=1e-5, atol=1e-5),
+        say(
+            f"on other rows ({rows}) expected the norms {norms.tolist()}, got {got.tolist()}: "
+            "compute them from v, not from the numbers of the first test.",
+            f"换成其他行（{rows}）时，范数应为 {norms.tolist()}，你得到的是 {got.tolist()}："
+            "请从 v 算出来，而不是照搬第一次测试的数。",
+        ),
+    ):
+        return
+    v.require(
+        g is not None
+        and bool(np.isfinite(g).all())
+        and np.allclose(g[2:], want_grad[2:], atol=1e-4),
+        say(
+            f"on other rows ({rows}) the gradient should be finite everywhere and v / |v| for "
+            f"the rows of ordinary size, got {None if g is None else g.tolist()}.",
+            f"换成其他行（{rows}）时，梯度应当处处有限，大小寻常的行的梯度应为 v / |v|，"
+            f"你得到的是 {None if g is None else g.tolist()}。",
+        ),
+    )
 
 
 def check_safe_norm(fn: Any) -> None:
@@ -301,6 +451,27 @@ def check_safe_norm(fn: Any) -> None:
             ),
         )
         return _stop(v)
+    values = n.tolist()
+    if (
+        isinstance(values, list)
+        and len(values) == 3
+        and 0 < values[1] < 0.1
+        and not close(n, want, atol=1e-5)
+        and close([values[0], values[2]], [want[0], want[2]], atol=1e-2)
+    ):
+        v.require(
+            False,
+            say(
+                f"the zero row's norm comes out as {values[1]:.3g}, not 0: the epsilon added "
+                "before sqrt (or the clamp) is big enough to change the norm itself. Use a much "
+                "smaller one, or better keep sqrt's input untouched where it is positive and "
+                "choose 0 only where the sum of squares is 0.",
+                f"全零那一行的范数算出来是 {values[1]:.3g}，而不是 0：你在 sqrt 之前加的 epsilon"
+                "（或 clamp 的下限）大到改变了范数本身。换一个小得多的值；更好的办法是在平方和"
+                "为正的地方保持 sqrt 的输入不变，只在平方和为 0 的地方选 0。",
+            ),
+        )
+        return _stop(v)
     if not v.require(
         close(n, want, atol=1e-5),
         say(
@@ -309,21 +480,32 @@ def check_safe_norm(fn: Any) -> None:
         ),
     ):
         return _stop(v)
-    if n.grad_fn is not None and any("Norm" in name for name in _op_names(n.grad_fn)):
+    built_in = _built_in_norms(n.grad_fn) if n.grad_fn is not None else set()
+    if built_in:
         v.require(
             False,
             say(
-                "you used the built-in norm, whose backward already special-cases 0. The exercise "
-                "is to build it yourself from `(v * v).sum(dim=1)` and `sqrt`, safely.",
-                "你用了内置的 norm，它的反向传播已经对 0 做了特殊处理。这个练习要你自己用 "
-                "`(v * v).sum(dim=1)` 和 `sqrt` 安全地把它搭出来。",
+                f"you used a built-in norm ({', '.join(sorted(built_in))} in your result's "
+                "graph), whose backward already special-cases 0. The exercise is to build it "
+                "yourself, safely: from `(v * v).sum(dim=1)` and `sqrt`, or as your own "
+                "autograd.Function with a backward you write.",
+                f"你用了内置的范数（结果的计算图里有 {'、'.join(sorted(built_in))}），它的反向传播"
+                "已经对 0 做了特殊处理。这个练习要你自己安全地把它搭出来：用 "
+                "`(v * v).sum(dim=1)` 和 `sqrt`，或者写一个自己的 autograd.Function，"
+                "亲手写出它的 backward。",
             ),
         )
         return _stop(v)
+    functions = _own_functions(n.grad_fn) if n.grad_fn is not None else {}
+    for node in functions:
+        kept = outsourced.kept_nodes(node, _OWN)
+        if not v.require(not kept, outsourced.kept_message(kept)):
+            return _stop(v)
     try:
-        n.sum().backward()
-    except RuntimeError as err:
-        if "does not require grad" in str(err):
+        with outsourced.watched(*functions.values()) as seen:
+            n.sum().backward()
+    except Exception as err:  # the learner's backward: say what failed, no traceback
+        if isinstance(err, RuntimeError) and "does not require grad" in str(err):
             v.require(
                 False,
                 say(
@@ -337,10 +519,14 @@ def check_safe_norm(fn: Any) -> None:
             v.require(
                 False,
                 say(
-                    f"backward through your result raised RuntimeError: {err}",
-                    f"对你的结果做反向传播时抛出了 RuntimeError：{err}",
+                    f"backward through your result raised {type(err).__name__}: {err}"
+                    + (" (in your Function's backward)" if functions else ""),
+                    f"对你的结果做反向传播时抛出了 {type(err).__name__}：{err}"
+                    + ("（出在你的 Function 的 backward 里）" if functions else ""),
                 ),
             )
+        return _stop(v)
+    if not v.require(seen.first() is None, outsourced.message(seen, _norm_formula())):
         return _stop(v)
     if not v.require(
         x.grad is not None,
@@ -364,7 +550,21 @@ def check_safe_norm(fn: Any) -> None:
         ),
     ):
         return _stop(v)
-    v.require(
+    if close(g[0], [0.0, 0.0]) and close(g[2], [0.0, 0.0]):
+        v.require(
+            False,
+            say(
+                "the right values, but every gradient is 0: the result's values do not come "
+                "from v through the graph (computed with numpy or from detached values, then "
+                "joined to v by something like `+ v.sum() * 0`). Compute the norm from v with "
+                "tensor operations.",
+                "数值对了，但所有梯度都是 0：结果的数值并不是沿着计算图从 v 算出来的（先用 numpy "
+                "或 detach 过的值算好，再用 `+ v.sum() * 0` 之类的办法接到 v 上）。请用张量运算"
+                "从 v 算出范数。",
+            ),
+        )
+        return _stop(v)
+    if v.require(
         close(g[0], [0.6, 0.8], atol=1e-4) and close(g[2], [0.5**0.5, -(0.5**0.5)], atol=1e-4),
         say(
             f"gradients of the non-zero rows should be x / |x| = [0.6, 0.8] and "
@@ -372,7 +572,8 @@ def check_safe_norm(fn: Any) -> None:
             f"非零行的梯度应为 x / |x| = [0.6, 0.8] 和 [0.707, -0.707]，"
             f"得到的是 {g[0].tolist()} 和 {g[2].tolist()}。",
         ),
-    )
+    ):
+        _safe_norm_hidden(v, fn)
     v.done(
         say(
             "right values, and the zero row gets a finite gradient.",

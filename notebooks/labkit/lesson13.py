@@ -2,10 +2,13 @@
 
 One prediction per snippet: does it raise? Each wrong prediction gets the reason behind the
 real behaviour, which is the point of the lesson (the myths are plausible, the rules are precise).
+The answer key, `RAISES`, marks whatever is read out of it, so a copy of it is told apart from a
+prediction written by hand.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .feedback import Verdict, verdict
@@ -41,7 +44,57 @@ def _stop(v: Verdict) -> None:
     v.done("")
 
 
-RAISES = {"a": False, "b": True, "c": True, "d": False, "e": True}
+_KEY = {"a": False, "b": True, "c": True, "d": False, "e": True}
+
+
+class _Letter(str):
+    """A snippet letter read out of the answer key: a copy of the key carries these."""
+
+    __slots__ = ()
+
+
+class _Verdict(int):
+    """A verdict read out of the answer key (1 raises, 0 runs): a learner's own dict holds
+    True and False, a copy of the key holds these."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return repr(bool(self))
+
+    def __bool__(self) -> bool:
+        return int(self) != 0
+
+
+class _AnswerKey(Mapping):
+    """The check's answer key, `lesson13.RAISES`: readable like a dict, but whatever is read
+    out of it is marked, so a copy (`dict(RAISES)`, `{**RAISES}`, `RAISES.copy()`, a
+    comprehension over its items) is recognised as the key, not as a prediction."""
+
+    def __getitem__(self, key: str) -> _Verdict:
+        return _Verdict(_KEY[key])
+
+    def __iter__(self) -> Iterator[_Letter]:
+        return iter([_Letter(k) for k in _KEY])
+
+    def __len__(self) -> int:
+        return len(_KEY)
+
+    def copy(self) -> dict:
+        return dict(self)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+RAISES = _AnswerKey()
+
+
+def _copied(answer: dict) -> bool:
+    """Whether `answer` holds keys or values read out of the answer key."""
+    return any(type(k) is _Letter for k in answer) or any(
+        type(value) is _Verdict for value in answer.values()
+    )
 
 
 def _why(key: str) -> str:
@@ -85,6 +138,16 @@ def check_predictions(answer: Any) -> None:
     if not v.answered(answer, "predictions"):
         return _stop(v)
     if not v.require(
+        not isinstance(answer, _AnswerKey),
+        say(
+            "that is the check's own answer key (lesson13.RAISES), not your prediction: write "
+            "the dict yourself, one True or False per snippet.",
+            "这是检查程序自己的答案表（lesson13.RAISES），不是你的预测：请自己写出这个字典，"
+            "每段代码一个 True 或 False。",
+        ),
+    ):
+        return _stop(v)
+    if not v.require(
         isinstance(answer, dict),
         say(
             "predictions should be a dict like {'a': True, 'b': False, ...}.",
@@ -92,7 +155,20 @@ def check_predictions(answer: Any) -> None:
         ),
     ):
         return _stop(v)
-    extra = sorted(map(repr, set(answer) - set(RAISES)))
+    if not v.require(
+        not _copied(answer),
+        say(
+            "these predictions were copied from the check's own answer key (lesson13.RAISES, "
+            "through dict(), copy() or its items), so they are not yours yet. Predict each "
+            "snippet yourself, one True or False per snippet; if you are unsure, run it and "
+            "see: that is the point of the exercise.",
+            "这些预测是从检查程序自己的答案表（lesson13.RAISES，经 dict()、copy() 或它的各项）"
+            "抄来的，所以还不算你的预测。请自己预测每段代码，每段一个 True 或 False；"
+            "拿不准就运行一下看看：这正是这个练习的用意。",
+        ),
+    ):
+        return _stop(v)
+    extra = sorted(map(repr, set(answer) - set(_KEY)))
     if not v.require(
         not extra,
         say(
@@ -101,7 +177,7 @@ def check_predictions(answer: Any) -> None:
         ),
     ):
         return _stop(v)
-    missing = sorted(set(RAISES) - set(answer))
+    missing = sorted(set(_KEY) - set(answer))
     if not v.require(
         not missing,
         say(
@@ -110,7 +186,7 @@ def check_predictions(answer: Any) -> None:
         ),
     ):
         return _stop(v)
-    for key, raises in RAISES.items():
+    for key, raises in _KEY.items():
         if not v.require(
             isinstance(answer[key], bool),
             say(

@@ -3,7 +3,12 @@
 Exercise 1 compares the learner's `sum_to_shape` with autograd itself, on hand-picked pairs and
 on fresh random ones (leading dims and size-1 dims), and names the usual slips: leading dims kept,
 size-1 dims dropped, `sum(dim=())` summing everything, a mean for a sum, the built-in
-`sum_to_size` called instead. Exercise 2 runs the learner's fixed model on fresh samples and
+`sum_to_size` or the engine's helpers (watched by code object, however they are reached) called
+instead. Then it checks the method: the learner's function must not run a
+backward pass (autograd summing for it), and, given a gradient that is itself part of a graph,
+its result must be a differentiable function of that gradient whose backward is the broadcast
+(as the engine's own sum is under `create_graph=True`): numpy, or values typed into a new tensor,
+break that link and are named. Exercise 2 runs the learner's fixed model on fresh samples and
 compares every parameter's gradient with a correct model's; the original bug is recognised by
 its (3, 1) bias.
 """
@@ -18,7 +23,12 @@ from typing import Any
 import numpy as np
 
 import minigrad as mg
+from minigrad.autograd import engine
+from minigrad.core import shapes
+from minigrad.ops import formula
+from minigrad.ops import shape as shape_ops
 
+from .calls import calls_to
 from .feedback import Verdict, close, verdict
 from .hints import register
 from .language import say
@@ -257,6 +267,16 @@ def _one_case(
     )
 
 
+# minigrad's code that sums a broadcast gradient to a shape, by the name a learner would know
+_SUM_TO_SHAPE_CODE = {
+    "Tensor.sum_to_size": shape_ops.sum_to_size,
+    "minigrad.core.shapes.reduced_dims": shapes.reduced_dims,
+    "minigrad.core.shapes.sum_to_array": shapes.sum_to_array,
+    "minigrad.ops.formula.sum_to": formula.sum_to,
+    "minigrad.autograd.engine.fit_gradient": engine.fit_gradient,
+}
+
+
 def check_sum_to_shape(fn: Any) -> None:
     """`fn(grad, shape)` sums a broadcast gradient down to `shape`, as backward does."""
     v = verdict("Sum to shape")
@@ -276,29 +296,55 @@ def check_sum_to_shape(fn: Any) -> None:
         values = np.array([rng.randint(-9, 9) for _ in range(int(np.prod(big)))], np.float32)
         values = values.reshape(big)
         cases.append((shape, values, _autograd_sum(mg.tensor(values), shape)))
-    builtin = mg.Tensor.sum_to_size
-    used_builtin: list[bool] = []
+    used_builtin: list[str] = []
 
-    def spy(self: mg.Tensor, *shape: Any) -> mg.Tensor:
-        used_builtin.append(True)
-        return builtin(self, *shape)
+    def watched(grad: mg.Tensor, shape: tuple) -> Any:
+        """The learner's function, with minigrad's own sum-to-shape code watched by code
+        object: an alias, a method bound before the check, or a helper imported from inside
+        minigrad is seen all the same."""
+        with calls_to(_SUM_TO_SHAPE_CODE) as called:
+            out = fn(grad, shape)
+        used_builtin.extend(n for n in called if n not in used_builtin)
+        return out
 
-    mg.Tensor.sum_to_size = spy  # only while the learner's function runs: see who calls it
-    try:
+    with mg.autograd.record_steps() as steps:  # the learner's calls only
         for i, (shape, values, expected) in enumerate(cases):
-            if not _one_case(v, fn, shape, values, expected, first=i == 0):
+            if not _one_case(v, watched, shape, values, expected, first=i == 0):
                 return _stop(v)
-    finally:
-        mg.Tensor.sum_to_size = builtin
-    if used_builtin:
+    problem = _method_problem(watched, rng)
+    passes = steps.kinds().count("backward_start")
+    if passes:
         v.require(
             False,
             say(
-                "the answers are right, but your function called `Tensor.sum_to_size`, the "
-                "built-in that does exactly this. Write it yourself with `sum(dim=..., "
-                "keepdim=...)`: that is the exercise.",
-                "答案是对的，但你的函数调用了 `Tensor.sum_to_size`，而这个内置方法做的正是这件事。"
-                "请用 `sum(dim=..., keepdim=...)` 自己写出来：这才是本练习的目的。",
+                f"the answers are right, but your function ran {passes} backward pass(es): "
+                "autograd did the summing for you (a broadcast and a backward give exactly this "
+                "gradient). The exercise is the rule itself, written with "
+                "`sum(dim=..., keepdim=...)`, the reduction the engine applies inside backward.",
+                f"答案是对的，但你的函数跑了 {passes} 次反向传播：求和是 autograd 替你做的"
+                "（先广播再反向传播，得到的正是这个梯度）。本练习要的是这条规则本身，用 "
+                "`sum(dim=..., keepdim=...)` 写出来，也就是引擎在反向传播内部做的那次求和。",
+            ),
+        )
+        return _stop(v)
+    if problem and not used_builtin:
+        v.require(False, problem)
+        return _stop(v)
+    if used_builtin:
+        first = used_builtin[0]  # the one the learner's code called; the others it calls
+        v.require(
+            False,
+            say(
+                f"the answers are right, but your function called `{first}`: minigrad's own "
+                "sum to shape (the built-in `Tensor.sum_to_size` and the helpers it and the "
+                "engine use), which does exactly this, whatever name it is reached by. Write it "
+                "yourself with `sum(dim=..., keepdim=...)`, finding the dims to sum yourself: "
+                "that is the exercise.",
+                f"答案是对的，但你的函数调用了 `{first}`："
+                "这是 minigrad 自己的求和回原形状（内置方法 `Tensor.sum_to_size`，以及它和引擎"
+                "所用的辅助函数），做的正是这件事，不管通过什么名字调用。请用 "
+                "`sum(dim=..., keepdim=...)` 自己写出来，要求和的维度也由你自己找出："
+                "这才是本练习的目的。",
             ),
         )
     v.done(
@@ -308,6 +354,62 @@ def check_sum_to_shape(fn: Any) -> None:
             f"在 {len(SUM_TO_SHAPE_CASES)} 组精选和 {RANDOM_PAIRS} 组新随机生成的广播形状上都与 "
             "autograd 一致：前导维度被求和消掉，大小为 1 的维度求和后保留。",
         )
+    )
+
+
+def _method_problem(fn: Callable, rng: random.Random) -> str | None:
+    """None when fn's result is a differentiable function of the gradient it gets, whose
+    backward is the broadcast (the engine's sum is, under create_graph=True); else what broke."""
+    for big, shape in [((4, 2, 3), (2, 1)), _random_pair(rng)]:
+        values = np.array([rng.randint(-9, 9) for _ in range(int(np.prod(big)))], np.float32)
+        leaf = mg.tensor(values.reshape(big), requires_grad=True)
+        grad = leaf * 1  # a gradient with a graph of its own, as under create_graph=True
+        try:
+            out = fn(grad, shape)
+        except Exception as err:  # the learner's code: report whatever it raised
+            if "numpy()" in str(err):
+                return _outside_the_graph(say("went through numpy", "经过了 numpy"))
+            doing = say(
+                f"sum_to_shape(a gradient of shape {big} that requires grad, {shape})",
+                f"sum_to_shape(形状为 {big}、需要梯度的梯度, {shape})",
+            )
+            return _raised(err, doing)
+        if not isinstance(out, mg.Tensor) or not out.requires_grad:
+            return _outside_the_graph(
+                say(
+                    "was computed outside autograd (numpy, or numbers typed into a new tensor)",
+                    "是在 autograd 之外算出来的（numpy，或者把数字填进一个新张量）",
+                )
+            )
+        weights = mg.tensor(
+            np.array([rng.randint(1, 9) for _ in range(int(np.prod(shape)))], np.float32)
+        ).reshape(shape)
+        try:
+            (back,) = mg.autograd.grad((out * weights).sum(), leaf, allow_unused=True)
+        except RuntimeError:
+            back = None
+        if back is None or not close(back, weights.expand(*big)):
+            return _outside_the_graph(
+                say(
+                    "is tied to the gradient only in part: its values do not all come from "
+                    "summing `grad`",
+                    "只有一部分和传进来的梯度相连：它的数值并不全是由 `grad` 求和得来的",
+                )
+            )
+    return None
+
+
+def _outside_the_graph(how: str) -> str:
+    return say(
+        f"the values are right, but your result {how}. Backward's own sum to shape is recorded "
+        "like any op under `create_graph=True` (section 3 drew it as SumBackward1 and "
+        "ViewBackward0), so a gradient of a gradient can pass through it: given a gradient that "
+        "is part of a graph, sum_to_shape must return a tensor computed from it with tensor "
+        "ops (`sum(dim=..., keepdim=...)`).",
+        f"数值是对的，但你的结果{how}。反向传播自己做的求和回原形状，在 `create_graph=True` "
+        "下会像别的运算一样被记录下来（第 3 节画出来的是 SumBackward1 和 ViewBackward0），"
+        "这样梯度的梯度才能穿过它：如果传进来的梯度本身属于一张计算图，sum_to_shape 就必须用"
+        "张量运算（`sum(dim=..., keepdim=...)`）从它算出结果。",
     )
 
 

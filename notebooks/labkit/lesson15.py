@@ -4,6 +4,10 @@ Both checks build fresh models of their own, so nothing copied from an earlier c
 both look at the method. The counter must be a pack/unpack pair that the forward really goes
 through: the check wraps the call in an outer pair of its own, which sees nothing when the
 learner's pair is the innermost one, and then backpropagates through the learner's unpack hook.
+Last, on a model that saves int64 indices and a bool mask, every pack call is watched and the
+learner's pack is handed one extra tensor of the check's own: the total must be the bytes that
+went through that pack, so a total read off the graph, or one dtype's size for every tensor,
+is named.
 Freezing must switch `requires_grad` itself: a gradient stopped by `no_grad()`, `.data` or
 `detach()` leaves the flag True, and the check names that trick.
 """
@@ -17,7 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 import minigrad as mg
+from minigrad.core.saved import SavedTensor
 
+from .demo import verdict_or_demo
 from .feedback import Verdict, verdict
 from .hints import register
 from .language import say
@@ -78,13 +84,13 @@ def _identity(t: Any) -> Any:
 
 
 # --- exercise 1: a pack/unpack pair that counts bytes --------------------------------------------
-def _counter_model(dtype: Any) -> tuple[mg.nn.Module, mg.Tensor]:
+def _counter_model(dtype: Any, rows: int = 9) -> tuple[mg.nn.Module, mg.Tensor]:
     """A model the learner has not seen: ReLU's and Tanh's outputs are each saved twice."""
     mg.manual_seed(16)
     model = mg.nn.Sequential(
         mg.nn.Linear(5, 12), mg.nn.ReLU(), mg.nn.Linear(12, 12), mg.nn.Tanh(), mg.nn.Linear(12, 2)
     ).to(dtype)
-    return model, mg.randn(9, 5, dtype=dtype)
+    return model, mg.randn(rows, 5, dtype=dtype)
 
 
 def _reference(dtype: Any) -> dict[str, Any]:
@@ -111,9 +117,9 @@ def _reference(dtype: Any) -> dict[str, Any]:
     }
 
 
-def _run_counter(count: Callable, dtype: Any) -> tuple[Any, int, mg.nn.Module]:
+def _run_counter(count: Callable, dtype: Any, rows: int = 9) -> tuple[Any, int, mg.nn.Module]:
     """The learner's result, and how many saved tensors the check's OUTER pair saw."""
-    model, x = _counter_model(dtype)
+    model, x = _counter_model(dtype, rows)
     outer: list[mg.Tensor] = []
 
     def outer_pack(t: mg.Tensor) -> mg.Tensor:
@@ -144,6 +150,127 @@ def _keeps_the_tensor(count: Callable) -> bool:
             gc.enable()
 
 
+class _Lookup(mg.nn.Module):
+    """Embedding, a `where` keeping h or tanh(h), Linear: the forward saves int64 indices
+    (8 bytes each), a bool mask (1 byte) and float32 tensors (4), as PyTorch's does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb, self.lin = mg.nn.Embedding(10, 6), mg.nn.Linear(6, 3)
+
+    def forward(self, idx: mg.Tensor) -> mg.Tensor:
+        h = self.emb(idx)
+        return self.lin(mg.where(h > 0, h, h.tanh()))  # (no Python number: none is packed)
+
+
+# one tensor of the check's own, handed to the learner's pack before the forward's: a total
+# added up in pack grows by its bytes, a total read off the graph afterwards does not
+_DECOY_SHAPE = (5, 7)
+
+
+def _through_your_pack(count: Callable) -> tuple[Any, list[mg.Tensor], bool]:
+    """count(model, x) on a model saving int64, bool and float32 tensors, with every call to a
+    pack hook watched: the learner's result, the tensors handed to their pack (the check's own
+    bool mask first), and whether a pack hook ran at all."""
+    mg.manual_seed(15)
+    model, x = _Lookup(), mg.tensor([1, 4, 4, 7, 0, 9, 2])
+    handed: list[mg.Tensor] = []
+    original = SavedTensor._pack
+
+    def watched(self: SavedTensor, tensor: mg.Tensor, pack: Callable, unpack: Callable) -> None:
+        if not handed:
+            decoy = mg.zeros(*_DECOY_SHAPE, dtype=mg.bool)
+            handed.append(decoy)
+            pack(decoy)
+        handed.append(tensor)
+        original(self, tensor, pack, unpack)
+
+    SavedTensor._pack = watched  # only while the learner's function runs
+    try:
+        result = count(model, x)
+    finally:
+        SavedTensor._pack = original
+    return result, handed, bool(handed)
+
+
+def _mixed_problem(count: Callable) -> str | None:
+    """None when the total is what went through the learner's pack (each tensor's own dtype);
+    else what the total is instead."""
+    try:
+        (_, total), handed, packed = _through_your_pack(count)
+    except Exception as err:  # the learner's code: report whatever it raised
+        return _counter_error(
+            err,
+            say(
+                "count_saved_bytes, on a model that saves int64 indices and a bool mask, ",
+                "在一个会保存 int64 下标和布尔掩码的模型上调用 count_saved_bytes 时",
+            ),
+        )
+    if not packed:
+        return say(
+            "on a model that saves int64 indices and a bool mask, no tensor went through a pack "
+            "hook: run `model(x)` inside your `saved_tensors_hooks(pack, unpack)` block.",
+            "在一个会保存 int64 下标和布尔掩码的模型上，没有任何张量经过 pack 钩子：请在你的 "
+            "`saved_tensors_hooks(pack, unpack)` 块内运行 `model(x)`。",
+        )
+    want = sum(_nbytes(t) for t in handed)
+    decoy = _nbytes(handed[0])
+    if total == want:
+        return None
+    if total == want - decoy:
+        return say(
+            f"your total ({total}) did not come from your pack hook. The check handed your pack "
+            f"one tensor of its own besides the forward's (a {_DECOY_SHAPE[0]}×{_DECOY_SHAPE[1]} "
+            f"bool mask, {decoy} bytes), and your total did not grow by those {decoy} bytes: it "
+            "was worked out some other way (read off the graph's saved tensors afterwards, "
+            "say). The exercise is the hook: add `t.numel() * t.dtype.itemsize` in `pack`, for "
+            "every tensor it receives.",
+            f"你的 total（{total}）不是由你的 pack 钩子算出来的。检查程序除了前向传播的张量之外，"
+            f"还交给你的 pack 一个它自己的张量（一个 {_DECOY_SHAPE[0]}×{_DECOY_SHAPE[1]} 的布尔"
+            f"掩码，{decoy} 字节），而你的 total 并没有因此多出这 {decoy} 字节：它是用别的办法"
+            "得出的（比如事后从计算图保存的张量里读出来）。本练习要的是钩子本身：在 `pack` 里"
+            "对收到的每个张量累加 `t.numel() * t.dtype.itemsize`。",
+        )
+    elements = sum(t.numel() for t in handed)
+    forward_only = elements - handed[0].numel()
+    for size in (1, 2, 4, 8):
+        if total not in (elements * size, forward_only * size):
+            continue
+        missed = total == forward_only * size
+        return say(
+            f"on a model that saves int64 indices (8 bytes each), a bool mask (1 byte) and "
+            f"float32 tensors (4), your total is {total}: {size} bytes for every element. Each "
+            f"tensor has its own dtype: use `t.dtype.itemsize` of the tensor pack receives "
+            f"({want} bytes here)."
+            + (
+                f" Your total also left out a {decoy}-byte tensor the check handed your pack "
+                "itself: add up in `pack`, for every tensor it receives."
+                if missed
+                else ""
+            ),
+            f"在一个会保存 int64 下标（每个 8 字节）、布尔掩码（1 字节）和 float32 张量（4 字节）"
+            f"的模型上，你的 total 是 {total}：每个元素都按 {size} 字节算了。每个张量都有自己的 "
+            f"dtype：请用 pack 收到的那个张量的 `t.dtype.itemsize`（这里共 {want} 字节）。"
+            + (
+                f"你的 total 还漏掉了检查程序亲手交给你的 pack 的一个 {decoy} 字节的张量："
+                "请在 `pack` 里对收到的每个张量累加。"
+                if missed
+                else ""
+            ),
+        )
+    return say(
+        f"on a model that saves int64 indices, a bool mask and float32 tensors, your total is "
+        f"{total}, but the tensors handed to your pack hook (the forward's, and one "
+        f"{decoy}-byte bool mask of the check's own) hold {want} bytes: add "
+        "`t.numel() * t.dtype.itemsize` in `pack` for each tensor it receives, with its own "
+        "dtype, rather than working the total out elsewhere.",
+        f"在一个会保存 int64 下标、布尔掩码和 float32 张量的模型上，你的 total 是 {total}，"
+        f"但交给你的 pack 钩子的张量（前向传播的那些，加上检查程序自己的一个 {decoy} 字节的"
+        f"布尔掩码）共有 {want} 字节：请在 `pack` 里对收到的每个张量按它自己的 dtype 累加 "
+        "`t.numel() * t.dtype.itemsize`，而不是在别处推算总数。",
+    )
+
+
 def _counter_error(err: Exception, doing: str) -> str:
     """The usual reasons a counter raises, in words."""
     text = str(err)
@@ -165,6 +292,17 @@ def _counter_error(err: Exception, doing: str) -> str:
             "`t.numel() * t.dtype.itemsize`, which works in minigrad and in PyTorch.",
             f"{doing}抛出了 AttributeError：minigrad 的张量没有 `{name}`。请使用 "
             "`t.numel() * t.dtype.itemsize`，它在 minigrad 和 PyTorch 中都能用。",
+        )
+    if "numpy()" in text and "requires grad" in text:
+        return say(
+            f"{doing} raised {type(err).__name__}: `t.numpy()` refuses a tensor that requires "
+            "grad (PyTorch too), and pack receives such tensors (ReLU's output, a weight). "
+            "`t.detach().numpy().nbytes` counts right; `t.numel() * t.dtype.itemsize` does the "
+            "same without asking for an array.",
+            f"{doing}抛出了 {type(err).__name__}：`t.numpy()` 不接受需要梯度的张量（PyTorch "
+            "也一样），而 pack 收到的就有这样的张量（ReLU 的输出、权重）。"
+            "`t.detach().numpy().nbytes` 能数对；`t.numel() * t.dtype.itemsize` 结果相同，"
+            "还不用去要一个数组。",
         )
     if "pack hook is modifying its input in place" in text:
         return say(
@@ -377,6 +515,24 @@ def check_count_saved_bytes(count: Any) -> None:
     ):
         return _stop(v)
     problem = _wrong_total(total, ref)
+    slips = {0, ref["elements"], ref["count"], ref["unique"], ref["params"], ref["needing_grad"]}
+    if problem and total not in slips | {2 * ref["bytes"]}:
+        try:
+            (_, wider), _, _ = _run_counter(count, mg.float32, rows=13)
+        except Exception:  # the learner's code: the first problem is the one to report
+            wider = None
+        if wider == total:
+            problem = say(
+                f"your function returns {total} for a batch of 9 rows and again {total} for a "
+                "batch of 13, whose saved activations are bigger: the total does not come from "
+                "what the forward saves (a number copied from an earlier output, or a formula "
+                "of the lesson's own model?). The check runs a model of its own: add "
+                "`t.numel() * t.dtype.itemsize` in `pack` for every tensor it receives.",
+                f"对 9 行的批次你的函数返回 {total}，对 13 行的批次又返回 {total}，而后者保存的"
+                "激活值更多：这个总数并不是从前向传播保存的东西算出来的（是从前面的输出抄来的"
+                "数字，还是按本课自己那个模型写的公式？）。检查用的是它自己的模型：请在 `pack` "
+                "里对收到的每个张量累加 `t.numel() * t.dtype.itemsize`。",
+            )
     if problem:
         v.require(False, problem)
         return _stop(v)
@@ -404,15 +560,18 @@ def check_count_saved_bytes(count: Any) -> None:
     if not v.require(
         not keeps,
         say(
-            "your pack keeps the tensor itself (or something that holds it). ReLU keeps its own "
-            "output, whose grad_fn is ReLU's node: the graph then holds a loop, node -> your "
-            "packed object -> tensor -> node. PyTorch never frees such a loop when the graph is "
-            "dropped without a backward pass. Return `t.detach()` from pack: the same memory, "
-            "without the link to the graph.",
-            "你的 pack 保存了张量本身（或某个持有它的对象）。ReLU 保存自己的输出，而这个输出的 "
-            "grad_fn 正是 ReLU 的节点：于是计算图里形成了一个环，节点 -> 你打包的对象 -> 张量 "
-            "-> 节点。如果计算图没有经过反向传播就被丢弃，PyTorch 永远不会释放这样的环。"
-            "请从 pack 返回 `t.detach()`：同一块内存，但不再连着计算图。",
+            "your count is right, but your pack keeps the tensor itself (or something that "
+            "holds it). ReLU keeps its own output, whose grad_fn is ReLU's node: the graph then "
+            "holds a loop, node -> your packed object -> tensor -> node. PyTorch never frees "
+            "such a loop when the graph is dropped without a backward pass (the check dropped "
+            "one and ReLU's output stayed alive). This is section 2's rule, from PyTorch's "
+            "documentation: return `t.detach()` from pack, the same memory without the link "
+            "to the graph.",
+            "你的计数是对的，但你的 pack 保存了张量本身（或某个持有它的对象）。ReLU 保存自己的"
+            "输出，而这个输出的 grad_fn 正是 ReLU 的节点：于是计算图里形成了一个环，节点 -> "
+            "你打包的对象 -> 张量 -> 节点。如果计算图没有经过反向传播就被丢弃，PyTorch 永远不会"
+            "释放这样的环（检查程序丢弃了一张这样的图，ReLU 的输出仍然活着）。这是第 2 节那条"
+            "来自 PyTorch 文档的规则：从 pack 返回 `t.detach()`，同一块内存，但不再连着计算图。",
         ),
     ):
         return _stop(v)
@@ -453,6 +612,10 @@ def check_count_saved_bytes(count: Any) -> None:
                 "字节（每个张量 t.numel() * t.dtype.itemsize）。",
             ),
         )
+    if not v.problems:
+        mixed = _mixed_problem(count)
+        if mixed:
+            v.require(False, mixed)
     v.done(
         say(
             f"every saved tensor passed through your pack hook: {ref['count']} tensors, "
@@ -582,9 +745,9 @@ def _still_trainable(model: mg.nn.Module, missing: list[str], partly: bool) -> s
     )
 
 
-def check_freeze_first_layer(freeze: Any) -> None:
+def check_freeze_first_layer(freeze: Any, *, demo: bool = False) -> None:
     """`freeze(model)` freezes model[0] in place with requires_grad_(False)."""
-    v = verdict("Freeze the first layer")
+    v = verdict_or_demo("Freeze the first layer", demo)
     if not v.answered(freeze, "freeze_first_layer"):
         return _stop(v)
     if not v.require(

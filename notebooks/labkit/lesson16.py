@@ -5,8 +5,15 @@ engine reports each one) and in PyTorch (every pass of its functional API goes t
 `torch.autograd.grad`); `forward_passes(run)` counts minigrad's forward-mode (dual) passes. The
 checks call the learner's functions on functions and points of their own, count the passes
 minigrad ran, and compare with the library's answer on fresh inputs: a matrix copied from the
-notebook, a formula, finite differences, the library doing the work, the other mode, or the
-costlier direction cannot pass.
+notebook, a formula, finite differences, the library doing the work (every public transform of
+mg.func and mg.autograd.functional the learner's code calls is watched by code object and
+named), the other mode, or the costlier direction cannot pass.
+
+Every function the checks differentiate hides a custom Function, `q`: it rounds to eighths and
+declares a straight-through derivative (1, as quantized models do). Its steps are flat, so any
+numerical differentiation of f sees slope 0 where autograd's answer uses 1: finite differences
+give a different Jacobian, Jv or Hv, and the check names them. Its backward and jvp count their
+runs, which ties the learner's passes to f (a dummy pass beside a numeric answer runs neither).
 """
 
 from __future__ import annotations
@@ -23,7 +30,9 @@ from minigrad.autograd import functional as mg_functional
 from minigrad.autograd import record_steps
 from minigrad.core import forward_grad
 
-from .feedback import Verdict, verdict
+from .calls import calls_where
+from .demo import verdict_or_demo
+from .feedback import Verdict
 from .hints import register
 from .jacobians import same as _same
 from .jacobians import slip
@@ -142,6 +151,94 @@ def forward_passes(run: Callable[[], Any]) -> int:
     return forward_grad.Levels.generation - before
 
 
+# --- the hidden step: a custom Function whose derivative is not its numerical slope -------------
+
+_Q_RUNS = {"backward": 0, "jvp": 0}  # how often q's backward and jvp ran (reset per case)
+
+
+class _StraightThrough(mg.autograd.Function):
+    """q(x): x rounded to eighths, with the straight-through derivative 1 (as quantized models
+    declare it). Finite differences see the flat steps, slope 0; autograd uses 1."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        return (x * 8).round() / 8
+
+    @staticmethod
+    def backward(ctx: Any, grad: Any) -> Any:
+        _Q_RUNS["backward"] += 1
+        return grad * 1  # a recorded op under create_graph, like any differentiable backward
+
+    @staticmethod
+    def jvp(ctx: Any, tangent: Any) -> Any:
+        _Q_RUNS["jvp"] += 1
+        return tangent * 1
+
+
+def _q(x: Any) -> Any:
+    return _StraightThrough.apply(x)
+
+
+def _q_flat(x: Any) -> Any:
+    """q as numerical differentiation sees it: the same steps, slope 0."""
+    return (x * 8).round() / 8
+
+
+@contextmanager
+def _q_runs() -> Iterator[dict[str, int]]:
+    """q's backward and jvp runs while the block runs."""
+    before = dict(_Q_RUNS)
+    runs = {"backward": 0, "jvp": 0}
+    try:
+        yield runs
+    finally:
+        for key in runs:
+            runs[key] = _Q_RUNS[key] - before[key]
+
+
+def _loosely(got: np.ndarray | None, want: np.ndarray) -> bool:
+    """Close enough to be the same quantity computed numerically (finite differences)."""
+    return (
+        got is not None
+        and got.shape == want.shape
+        and bool(np.allclose(got, want, rtol=2e-2, atol=2e-3))
+    )
+
+
+def _numeric_words(label: str, what: str, passes: int) -> str:
+    """The message for an answer that matches numerical differentiation, not autograd."""
+    extra = (
+        say(
+            f" (Your {passes} backward pass(es) ran, but the answer is a difference quotient.)",
+            f"（你的 {passes} 次反向传播确实跑了，但答案是差商算出来的。）",
+        )
+        if passes
+        else ""
+    )
+    return say(
+        f"on {label} your {what} is what finite differences give, not what autograd gives: the "
+        "check's f contains q, a custom Function that rounds to eighths and declares the "
+        "straight-through derivative 1. Its steps are flat, so a difference quotient sees slope "
+        "0 there; only autograd's own passes, which run q's backward (or jvp), give the "
+        f"derivative f declares.{extra}",
+        f"对于{label}，你的{what}是有限差分给出的，而不是 autograd 给出的：检查用的 f 里藏着 "
+        "q，一个自定义 Function，它把数值舍入到 1/8，并声明直通（straight-through）导数为 1。"
+        "它的台阶是平的，差商在那里看到的斜率是 0；只有 autograd 自己的传播（会运行 q 的 "
+        f"backward 或 jvp）才能给出 f 所声明的导数。{extra}",
+    )
+
+
+def _passes_missed_f(label: str, passes: int, what: str) -> str:
+    return say(
+        f"on {label} your {passes} backward pass(es) never went through f: the check's f "
+        "contains a custom Function, q, and its backward never ran. Passes on some other graph "
+        f"beside an answer computed another way are not {what}: differentiate f(x) itself.",
+        f"对于{label}，你的 {passes} 次反向传播从来没有经过 f：检查用的 f 里有一个自定义 "
+        "Function q，而它的 backward 一次也没有运行。在别的计算图上跑几次反向传播，答案却用别的"
+        f"办法算出来，这不是{what}：请对 f(x) 本身求导。",
+    )
+
+
 # --- what the learner's function did -----------------------------------------------------------
 
 
@@ -167,13 +264,50 @@ def _watching() -> Iterator[set[str]]:
         mg_functional._grad = real
 
 
+def _public_codes() -> dict[Any, str]:
+    """The code of each public function of mg.func and mg.autograd.functional, by its name."""
+    codes = {}
+    for prefix, module in (("mg.func", mg.func), ("mg.autograd.functional", mg_functional)):
+        for name in module.__all__:
+            fn = getattr(module, name)
+            code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
+            if code is not None:
+                codes[code] = f"{prefix}.{name}"
+    return codes
+
+
+_READY_MADE = _public_codes()
+_LIBRARY_FILES = {code.co_filename for code in _READY_MADE}
+
+
+def _ready_made_called(code: Any) -> str | None:
+    """The public name of a transform of mg.func or mg.autograd.functional called by the
+    learner's code (not one the library calls inside another: `grad` runs `grad_and_value`)."""
+    name = _READY_MADE.get(code)
+    if name is None:
+        return None
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code is not code:
+        frame = frame.f_back
+    caller = frame.f_back if frame is not None else None
+    if caller is not None and caller.f_code.co_filename in _LIBRARY_FILES:
+        return None
+    return name
+
+
 def _run(fn: Callable[..., Any], args: tuple) -> tuple:
-    """(result, error, backward passes, their create_graph flags, library functions used); a
-    forward-mode pass (a dual level entered: forward_ad, mg.func.jvp, functional.jvp) is noted
-    in `used` as "forward mode"."""
+    """(result, error, backward passes, their create_graph flags, library functions used, the
+    ready-made transforms called); a forward-mode pass (a dual level entered: forward_ad,
+    mg.func.jvp, functional.jvp) is noted in `used` as "forward mode". The transforms are
+    mg.func's and mg.autograd.functional's public functions the learner's code called, watched
+    by code object (however they were reached), in the order of their first call."""
     result, error = None, None
     levels = forward_grad.Levels.generation
-    with _watching() as used, record_steps() as steps:
+    with (
+        _watching() as used,
+        record_steps() as steps,
+        calls_where(_ready_made_called) as ready,
+    ):
         try:
             result = fn(*args)
         except Exception as err:  # the learner's error is feedback, not a crash of the check
@@ -181,7 +315,27 @@ def _run(fn: Callable[..., Any], args: tuple) -> tuple:
     if forward_grad.Levels.generation != levels:
         used.add("forward mode")
     starts = [r for r in steps if r["kind"] == "backward_start"]
-    return result, error, len(starts), [bool(r["create_graph"]) for r in starts], used
+    return result, error, len(starts), [bool(r["create_graph"]) for r in starts], used, list(ready)
+
+
+def _names(ready: list[str]) -> str:
+    return ", ".join(f"`{name}`" for name in ready)
+
+
+def _ready_made(label: str, ready: list[str], own: str, own_zh: str) -> str:
+    """The library's transforms did (part of) the work: name each one, and what to write."""
+    return say(
+        f"on {label} the library's ready-made {'functions' if len(ready) > 1 else 'function'} "
+        f"{_names(ready)} did the work. {own}",
+        f"对于{label}，活是库里现成的函数 {'、'.join(f'`{n}`' for n in ready)} 干的。{own_zh}",
+    )
+
+
+def _via(ready: list[str]) -> tuple[str, str]:
+    """' (through `mg.func.hessian`)', in English and Chinese, or nothing."""
+    if not ready:
+        return "", ""
+    return f" (through {_names(ready)})", f"（通过 {'、'.join(f'`{n}`' for n in ready)}）"
 
 
 def _as_array(value: Any) -> np.ndarray | None:
@@ -330,29 +484,33 @@ def _forward_mode_watch() -> Iterator[dict[str, int]]:
         counts["levels"] = forward_grad.Levels.generation - levels
 
 
-def _jvp_cases() -> list[tuple[str, Callable[[Any], Any], np.ndarray, np.ndarray]]:
-    """(description, f, point, v): functions and directions the notebook never shows."""
+def _jvp_cases(q: Callable[[Any], Any] = _q) -> list[tuple[str, Callable, np.ndarray, np.ndarray]]:
+    """(description, f, point, v): functions and directions the notebook never shows, each with
+    the hidden step q (pass `_q_flat` for what finite differences see)."""
     rng = np.random.default_rng(1719)
     weights = mg.tensor(rng.uniform(-1, 1, (4, 3)).round(2).tolist())
 
     def mixed(x: Any) -> Any:
-        return (weights @ x.sin()) * x.sum().exp()
+        return (weights @ q(x).sin()) * x.sum().exp()
 
     def ratios(x: Any) -> Any:
-        return mg.stack([x[0] / (1 + x[1] ** 2), x.tanh().sum(), x[2] * x[0]])
+        return mg.stack([x[0] / (1 + q(x[1]) ** 2), x.tanh().sum(), x[2] * q(x[0])])
 
     return [
         (
             say(
-                "f(x) = (W sin x)·e^Σx, 3 inputs, 4 outputs",
-                "f(x) = (W sin x)·e^Σx，3 个输入，4 个输出",
+                "f(x) = (W sin q(x))·e^Σx, 3 inputs, 4 outputs",
+                "f(x) = (W sin q(x))·e^Σx，3 个输入，4 个输出",
             ),
             mixed,
             rng.uniform(-1, 1, 3).round(2),
             rng.uniform(-1, 1, 3).round(2),
         ),
         (
-            say("f(x) = (x0/(1+x1²), Σ tanh x, x2·x0)", "f(x) = (x0/(1+x1²), Σ tanh x, x2·x0)"),
+            say(
+                "f(x) = (x0/(1+q(x1)²), Σ tanh x, x2·q(x0))",
+                "f(x) = (x0/(1+q(x1)²), Σ tanh x, x2·q(x0))",
+            ),
             ratios,
             rng.uniform(-1, 1, 3).round(2),
             rng.uniform(-1, 1, 3).round(2),
@@ -368,18 +526,19 @@ def _counted(f: Callable[[Any], Any], calls: list[int]) -> Callable[[Any], Any]:
     return counted
 
 
-def check_jvp(jvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
+def check_jvp(jvp: Callable[[Callable[[Any], Any], Any, Any], Any], *, demo: bool = False) -> None:
     """`jvp(f, x, v)` must give (f(x), Jv) from one dual pass of f, and no backward pass."""
-    v = verdict(JVP)
+    v = verdict_or_demo(JVP, demo)
     if not _callable(v, jvp, "jvp", "jvp(f, x, v)"):
         v.done("")
         return
-    for label, f, point, vec in _jvp_cases():
+    for (label, f, point, vec), (_, flat, _, _) in zip(_jvp_cases(), _jvp_cases(_q_flat)):
         want_y, want = mg.func.jvp(f, (mg.tensor(point.tolist()),), (mg.tensor(vec.tolist()),))
+        numeric = mg.func.jvp(flat, (mg.tensor(point.tolist()),), (mg.tensor(vec.tolist()),))[1]
         calls = [0]
         x, direction = mg.tensor(point.tolist()), mg.tensor(vec.tolist())
-        with _forward_mode_watch() as forward:
-            result, error, passes, _, used = _run(jvp, (_counted(f, calls), x, direction))
+        with _forward_mode_watch() as forward, _q_runs() as q_runs:
+            result, error, passes, _, used, ready = _run(jvp, (_counted(f, calls), x, direction))
         pair = result if isinstance(result, tuple) and len(result) == 2 else (None, result)
         if error is None and pair[0] is None and result not in (None, Ellipsis):
             v.require(
@@ -395,13 +554,17 @@ def check_jvp(jvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
         got = _usable(v, label, pair[1], error, say("the pair (f(x), Jv)", "(f(x), Jv) 这一对"))
         if got is None:
             break
-        if forward["library"] or used & {"jvp", "jacobian"}:
+        if forward["library"] or used & {"jvp", "jacobian"} or ready:
+            which = _names(ready) or say(
+                "func.jvp, functional.jvp or a Jacobian", "func.jvp、functional.jvp 或雅可比矩阵"
+            )
+            which_zh = "、".join(f"`{n}`" for n in ready) or which
             v.require(
                 False,
                 say(
-                    f"on {label} the library did the work (func.jvp, functional.jvp or a "
-                    "Jacobian). Write the dual pass yourself: make_dual, f, unpack_dual.",
-                    f"对于{label}，活是库函数干的（func.jvp、functional.jvp 或雅可比矩阵）。"
+                    f"on {label} the library did the work ({which}). Write the dual pass "
+                    "yourself: make_dual, f, unpack_dual.",
+                    f"对于{label}，活是库函数干的（{which_zh}）。"
                     "请自己写出这遍对偶计算：make_dual、f、unpack_dual。",
                 ),
             )
@@ -418,6 +581,10 @@ def check_jvp(jvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
                 ),
             )
             break
+        numerically = not _same(got, want.numpy()) and _loosely(got, numeric.numpy())
+        if numerically:
+            v.require(False, _numeric_words(label, say("Jv", " Jv "), passes))
+            break
         if not forward["own"]:
             v.require(
                 False,
@@ -428,6 +595,20 @@ def check_jvp(jvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
                     f"对于{label}，f 在没有对偶张量的情况下运行了 {calls[0]} 次：有限差分或公式"
                     "只能近似或写死 Jv。用 make_dual(x, v) 把 x 变成对偶张量，让每个运算带着"
                     "切向量走。",
+                ),
+            )
+            break
+        if not q_runs["jvp"]:
+            v.require(
+                False,
+                say(
+                    f"on {label} you made a dual tensor, but it never went through f: the "
+                    "check's f contains a custom Function, q, whose jvp never ran. Run f on "
+                    "the dual tensor itself, f(make_dual(x, v)), and read the tangent of what "
+                    "it returns.",
+                    f"对于{label}，你造了对偶张量，但它从没经过 f：检查用的 f 里有一个自定义 "
+                    "Function q，而它的 jvp 一次也没有运行。请直接在对偶张量上运行 f，即 "
+                    "f(make_dual(x, v))，再读出返回值的切向量。",
                 ),
             )
             break
@@ -466,30 +647,31 @@ def check_jvp(jvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
 # --- exercise 1: a Jacobian, the cheaper way ----------------------------------------------------
 
 
-def _jacobian_cases() -> list[tuple[str, Callable[[Any], Any], np.ndarray]]:
-    """(description, f, point): a wide and a tall function, at points the notebook never shows."""
+def _jacobian_cases(q: Callable[[Any], Any] = _q) -> list[tuple[str, Callable, np.ndarray]]:
+    """(description, f, point): a wide and a tall function with the hidden step q, at points the
+    notebook never shows."""
     rng = np.random.default_rng(1717)
     times = mg.linspace(0.0, 1.0, 7)
 
     def wide(x: Any) -> Any:
-        return mg.stack([(x * x.exp()).sum(), (x[:-1] * x[1:]).sum()])
+        return mg.stack([(q(x) * x.exp()).sum(), (x[:-1] * x[1:]).sum()])
 
     def tall(x: Any) -> Any:
-        return (x[0] * times).sin() + x[1] * times**2
+        return (q(x[0]) * times).sin() + x[1] * times**2
 
     return [
         (
             say(
-                "a wide f (6 inputs, 2 outputs: [Σ x·eˣ, Σ x_k·x_k+1])",
-                "「宽」的 f（6 个输入，2 个输出：[Σ x·eˣ, Σ x_k·x_k+1]）",
+                "a wide f (6 inputs, 2 outputs: [Σ q(x)·eˣ, Σ x_k·x_k+1])",
+                "「宽」的 f（6 个输入，2 个输出：[Σ q(x)·eˣ, Σ x_k·x_k+1]）",
             ),
             wide,
             rng.uniform(-1, 1, 6).round(2),
         ),
         (
             say(
-                "a tall f (2 inputs, 7 outputs: sin(x0·t) + x1·t² at 7 times t)",
-                "「高」的 f（2 个输入，7 个输出：7 个时刻 t 上的 sin(x0·t) + x1·t²）",
+                "a tall f (2 inputs, 7 outputs: sin(q(x0)·t) + x1·t² at 7 times t)",
+                "「高」的 f（2 个输入，7 个输出：7 个时刻 t 上的 sin(q(x0)·t) + x1·t²）",
             ),
             tall,
             rng.uniform(-1, 1, 2).round(2),
@@ -560,17 +742,21 @@ def _diagnose_jacobian(got: np.ndarray, want: np.ndarray) -> str:
     return slip(got, want)
 
 
-def check_jacobian(jacobian: Callable[[Callable[[Any], Any], Any], Any]) -> None:
+def check_jacobian(
+    jacobian: Callable[[Callable[[Any], Any], Any], Any], *, demo: bool = False
+) -> None:
     """`jacobian(f, x)` must be f's Jacobian at x, built in the direction with fewer passes."""
-    v = verdict(JACOBIAN)
+    v = verdict_or_demo(JACOBIAN, demo)
     if not _callable(v, jacobian, "jacobian", "jacobian(f, x)"):
         v.done("")
         return
-    for label, f, point in _jacobian_cases():
+    for (label, f, point), (_, flat, _) in zip(_jacobian_cases(), _jacobian_cases(_q_flat)):
         want = mg_functional.jacobian(f, mg.tensor(point.tolist())).numpy()
+        numeric = mg_functional.jacobian(flat, mg.tensor(point.tolist())).numpy()
         m, n = want.shape
         x = mg.tensor(point.tolist(), requires_grad=True)
-        result, error, passes, flags, used = _run(jacobian, (f, x))
+        with _q_runs() as q_runs:
+            result, error, passes, flags, used, ready = _run(jacobian, (f, x))
         got = _usable(v, label, result, error, say("the Jacobian", "雅可比矩阵"))
         if got is None:
             break
@@ -602,6 +788,22 @@ def check_jacobian(jacobian: Callable[[Callable[[Any], Any], Any], Any]) -> None
                 ),
             )
             break
+        if ready:
+            v.require(
+                False,
+                _ready_made(
+                    label,
+                    ready,
+                    "Build J yourself with mg.autograd.grad (or backward), by rows or by "
+                    "columns, whichever needs fewer backward passes.",
+                    "请用 mg.autograd.grad（或 backward）自己构造 J，按行或按列，"
+                    "哪个方向需要的反向传播少就用哪个。",
+                ),
+            )
+            break
+        if not _same(got, want) and _loosely(got, numeric):
+            v.require(False, _numeric_words(label, say("Jacobian", "雅可比矩阵"), passes))
+            break
         if passes == 0:
             v.require(
                 False,
@@ -613,6 +815,9 @@ def check_jacobian(jacobian: Callable[[Callable[[Any], Any], Any], Any]) -> None
                     "反向技巧求列），不要用公式或有限差分。",
                 ),
             )
+            break
+        if not q_runs["backward"]:
+            v.require(False, _passes_missed_f(label, passes, say("a Jacobian", "雅可比矩阵")))
             break
         if not _same(got, want):
             v.require(False, say(f"on {label}: ", f"对于{label}：") + _diagnose_jacobian(got, want))
@@ -633,21 +838,22 @@ def check_jacobian(jacobian: Callable[[Callable[[Any], Any], Any], Any]) -> None
 # --- exercise 2: a Hessian-vector product -------------------------------------------------------
 
 
-def _hvp_cases() -> list[tuple[str, Callable[[Any], Any], np.ndarray, np.ndarray]]:
-    """(description, f, point, v): two scalar functions with dense Hessians, fresh points."""
+def _hvp_cases(q: Callable[[Any], Any] = _q) -> list[tuple[str, Callable, np.ndarray, np.ndarray]]:
+    """(description, f, point, v): two scalar functions with dense Hessians and the hidden step
+    q, at fresh points."""
     rng = np.random.default_rng(1718)
 
     def chain(x: Any) -> Any:
-        return (x.sin() * x).sum() + (x[:-1] * x[1:] ** 2).sum()
+        return (q(x).sin() * x).sum() + (x[:-1] * x[1:] ** 2).sum()
 
     def log_norm(x: Any) -> Any:
-        return ((x**2).sum() + 1).log() + x[0] * x.exp().sum()
+        return ((x**2).sum() + 1).log() + q(x[0]) * x.exp().sum()
 
     return [
         (
             say(
-                "f(x) = Σ x·sin(x) + Σ x_k·x_k+1² with 8 inputs",
-                "有 8 个输入的 f(x) = Σ x·sin(x) + Σ x_k·x_k+1²",
+                "f(x) = Σ x·sin(q(x)) + Σ x_k·x_k+1² with 8 inputs",
+                "有 8 个输入的 f(x) = Σ x·sin(q(x)) + Σ x_k·x_k+1²",
             ),
             chain,
             rng.uniform(-1, 1, 8).round(2),
@@ -655,14 +861,29 @@ def _hvp_cases() -> list[tuple[str, Callable[[Any], Any], np.ndarray, np.ndarray
         ),
         (
             say(
-                "f(x) = log(|x|² + 1) + x0·Σ eˣ with 5 inputs",
-                "有 5 个输入的 f(x) = log(|x|² + 1) + x0·Σ eˣ",
+                "f(x) = log(|x|² + 1) + q(x0)·Σ eˣ with 5 inputs",
+                "有 5 个输入的 f(x) = log(|x|² + 1) + q(x0)·Σ eˣ",
             ),
             log_norm,
             rng.uniform(-1, 1, 5).round(2),
             rng.uniform(-1, 1, 5).round(2),
         ),
     ]
+
+
+def _numeric_hvps(f: Callable, flat: Callable, point: np.ndarray, vec: np.ndarray) -> list:
+    """Hv as numerical differentiation finds it: second differences of f (which see q's flat
+    steps everywhere) and a central difference of two autograd gradients (g at x ± h·v)."""
+    x, v = mg.tensor(point.tolist()), mg.tensor(vec.tolist())
+    of_f = mg_functional.hvp(flat, x, v)[1].numpy()
+    h = 1e-3
+
+    def gradient(at: np.ndarray) -> np.ndarray:
+        t = mg.tensor(at.tolist(), dtype=mg.float64, requires_grad=True)
+        return mg.autograd.grad(f(t), t)[0].numpy()
+
+    of_gradients = (gradient(point + h * vec) - gradient(point - h * vec)) / (2 * h)
+    return [of_f, of_gradients]
 
 
 def _diagnose_hvp(got: np.ndarray, f: Callable[[Any], Any], point: np.ndarray, vec: np.ndarray):
@@ -711,18 +932,20 @@ def _diagnose_hvp(got: np.ndarray, f: Callable[[Any], Any], point: np.ndarray, v
     )
 
 
-def check_hvp(hvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
+def check_hvp(hvp: Callable[[Callable[[Any], Any], Any, Any], Any], *, demo: bool = False) -> None:
     """`hvp(f, x, v)` must be H v by two backward passes, with no Hessian built."""
-    v = verdict(HVP)
+    v = verdict_or_demo(HVP, demo)
     if not _callable(v, hvp, "hvp", "hvp(f, x, v)"):
         v.done("")
         return
-    for label, f, point, vec in _hvp_cases():
+    for (label, f, point, vec), (_, flat, _, _) in zip(_hvp_cases(), _hvp_cases(_q_flat)):
         n = len(point)
         want = mg_functional.hvp(f, mg.tensor(point.tolist()), mg.tensor(vec.tolist()))[1]
+        numeric = _numeric_hvps(f, flat, point, vec)
         x = mg.tensor(point.tolist(), requires_grad=True)
         direction = mg.tensor(vec.tolist())
-        result, error, passes, flags, used = _run(hvp, (f, x, direction))
+        with _q_runs() as q_runs:
+            result, error, passes, flags, used, ready = _run(hvp, (f, x, direction))
         got = _usable(v, label, result, error, say("Hv", " Hv"))
         if got is None:
             break
@@ -751,6 +974,25 @@ def check_hvp(hvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
                 ),
             )
             break
+        if not _same(got, want.numpy()) and any(_loosely(got, ref) for ref in numeric):
+            v.require(False, _numeric_words(label, say("Hv", " Hv "), passes))
+            break
+        if passes >= n:
+            via, via_zh = _via(ready)
+            v.require(
+                False,
+                say(
+                    f"on {label} your function ran {passes} backward passes for {n} inputs{via}: "
+                    "that "
+                    f"is the cost of building the whole Hessian (one pass per row, {n + 1} with "
+                    "the gradient), which is what this exercise avoids. Hv needs two passes, "
+                    "whatever n.",
+                    f"对于{label}，{n} 个输入你的函数跑了 {passes} 次反向传播{via_zh}："
+                    f"这正是构造整个黑塞矩阵的代价（每行一次，加上梯度共 {n + 1} 次），"
+                    "也正是本练习要避免的。无论 n 多大，Hv 都只需要两次反向传播。",
+                ),
+            )
+            break
         if "forward mode" in used:
             v.require(
                 False,
@@ -761,6 +1003,19 @@ def check_hvp(hvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
                     f"对于{label}，Hv 来自前向模式（前向套反向：一遍对偶计算加 {passes} 次反向"
                     "传播）。这是对的，第 5 节也讲了；但这个练习要的是反向套反向，由你自己写："
                     "两次反向传播。",
+                ),
+            )
+            break
+        if ready:
+            v.require(
+                False,
+                _ready_made(
+                    label,
+                    ready,
+                    "Write the two passes yourself with mg.autograd.grad: the gradient with "
+                    "create_graph=True, then its derivative in the direction v.",
+                    "请用 mg.autograd.grad 自己写出那两次反向传播：先用 create_graph=True "
+                    "求梯度，再求它沿方向 v 的导数。",
                 ),
             )
             break
@@ -775,19 +1030,8 @@ def check_hvp(hvp: Callable[[Callable[[Any], Any], Any, Any], Any]) -> None:
                 ),
             )
             break
-        if passes >= n:
-            v.require(
-                False,
-                say(
-                    f"on {label} your function ran {passes} backward passes for {n} inputs: that "
-                    f"is the cost of building the whole Hessian (one pass per row, {n + 1} with "
-                    "the gradient), which is what this exercise avoids. Hv needs two passes, "
-                    "whatever n.",
-                    f"对于{label}，{n} 个输入你的函数跑了 {passes} 次反向传播：这正是构造整个"
-                    f"黑塞矩阵的代价（每行一次，加上梯度共 {n + 1} 次），也正是本练习要避免的。"
-                    "无论 n 多大，Hv 都只需要两次反向传播。",
-                ),
-            )
+        if not q_runs["backward"]:
+            v.require(False, _passes_missed_f(label, passes, say("Hv", " Hv")))
             break
         if not _same(got, want.numpy()):
             v.require(

@@ -14,8 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "notebooks"))
 def said(capsys):
     """Call a check and return what it printed."""
 
-    def run(check, *args) -> str:
-        check(*args)
+    def run(check, *args, **kwargs) -> str:
+        check(*args, **kwargs)
         return capsys.readouterr().out
 
     return run

@@ -48,7 +48,7 @@ def problem(out: str) -> str:
 
 def _exercises(module) -> list[str]:
     source = Path(module.__file__).read_text(encoding="utf-8")
-    return re.findall(r'verdict\("([^"]+)"\)', source)
+    return re.findall(r'verdict(?:_or_demo)?\("([^"]+)"', source)
 
 
 def _solutions(number: str) -> list[str]:
@@ -193,7 +193,8 @@ def test_02_names_deduplicated_by_name_objects_and_non_lists(said):
         return names
 
     out = problem(said(lesson02.check_node_names, by_name))
-    assert "can share a name" in out and "MulBackward0 should appear 2 times" in out
+    # (the graphs are drawn afresh for each check: which name repeats varies)
+    assert "can share a name" in out and re.search(r"\w+ should appear \d times", out)
     objects = problem(said(lesson02.check_node_names, lambda t: [t.grad_fn]))
     assert "not node objects" in objects
     assert "return a list of names" in problem(said(lesson02.check_node_names, lambda t: 5))
@@ -300,7 +301,8 @@ def test_05_the_whole_batch_through_the_model_does_not_pass(said):
 
     check = lesson05.check_accumulated_grads
     assert "batches of [12, 12, 12] rows" in problem(said(check, full_batch_each_time))
-    assert "batches of [12] rows" in problem(said(check, slices_of_one_output))
+    one_forward = problem(said(check, slices_of_one_output))
+    assert "the whole batch went through the model in one forward pass (12 rows)" in one_forward
 
 
 def test_05_too_many_passes_reused_graphs_and_vector_backward(said):

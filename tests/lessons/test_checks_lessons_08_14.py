@@ -1,5 +1,6 @@
 """Lessons 08-12 and 17: hints for every exercise, the lesson frame (hint import, hint reminder,
-"Next:"), and the checks' answers to the learner-copy stubs, shortcuts and copied cells.
+"Next:"), and the checks' answers to the learner-copy stubs, shortcuts and copied cells (lesson
+17's own checks: test_lesson17.py).
 
 A learner copy leaves `def f(...): ...` (a function returning None) or a Function whose methods
 are `...`; each check must say "still `...`" there, never raise. The method checks (rejecting a
@@ -85,11 +86,6 @@ def test_lesson_imports_hint_reminds_of_it_once_and_ends_with_next(number):
     assert any(line.startswith("Next:") for line in last[-5:]), last[-5:]
     for source in code:
         assert "import minigrad as torch" not in source
-
-
-def test_lesson_14_points_onward():
-    last = [c.source for c in _notebook("17").cells if c.cell_type == "markdown"][-1]
-    assert "Next: **14 ·" in last and "explorer_demo.ipynb" in last
 
 
 def test_lesson_12_next_is_13():
@@ -431,106 +427,3 @@ def test_12_topological_order_needs_edges_not_sequence_numbers(said, cells):
     bfs = said(check, cells["bfs"])
     assert failed_with(bfs, "MulBackward0 (a = x * w) comes before", "BFS")
     assert failed_with(said(check, lambda r: [r.name()]), "strings")
-
-
-# --- 14 ---------------------------------------------------------------------------------------
-
-
-def _train(update: str = "step", zero_after_backward: bool = False, twice: bool = False):
-    def train_step(model, opt, loss_fn, xb, yb):
-        if not zero_after_backward:
-            opt.zero_grad()
-        loss = loss_fn(model(xb), yb)
-        loss.backward(retain_graph=twice)
-        if twice:
-            loss.backward()
-        if zero_after_backward:
-            opt.zero_grad()
-        if update == "step":
-            opt.step()
-        elif update == "data":
-            for p in model.parameters():
-                p.data -= 0.5 * p.grad
-        elif update == "no_grad":
-            with mg.no_grad():
-                for p in model.parameters():
-                    p -= 0.5 * p.grad
-        return loss.item()
-
-    return train_step
-
-
-def _no_graph(model, opt, loss_fn, xb, yb):
-    opt.zero_grad()
-    with mg.no_grad():
-        loss = loss_fn(model(xb), yb)
-    loss.backward()
-    opt.step()
-    return loss.item()
-
-
-def test_14_train_step_checks_the_method(said):
-    check = lesson17.check_train_step
-
-    def stub(model, opt, loss_fn, xb, yb): ...
-
-    assert passed(said(check, _train()))
-    assert failed_with(said(check, stub), "still `...`")
-    data = said(check, _train(update="data"))
-    assert failed_with(data, "`opt.step()` was never called", "`.data`", "version counter")
-    by_hand = said(check, _train(update="no_grad"))
-    assert failed_with(by_hand, "`opt.step()` was never called") and ".data" not in by_hand
-    assert failed_with(said(check, _train(zero_after_backward=True)), "BEFORE `loss.backward()`")
-    assert failed_with(said(check, _train(twice=True)), "backward ran 4 times")
-
-    def twice_without_retain(model, opt, loss_fn, xb, yb):
-        opt.zero_grad()
-        loss = loss_fn(model(xb), yb)
-        loss.backward()
-        loss.backward()
-        opt.step()
-        return loss.item()
-
-    assert failed_with(said(check, twice_without_retain), "once per step")
-
-    assert failed_with(said(check, _no_graph), "no graph", "no_grad()")
-
-    def notebook_data(model, opt, loss_fn, xb, yb):
-        opt.zero_grad()
-        loss = loss_fn(model(mg.randn(32, 64)), yb)  # the digits, not the batch given
-        loss.backward()
-        opt.step()
-        return loss.item()
-
-    assert failed_with(said(check, notebook_data), "use only its arguments")
-
-
-def _right(model, x, y):
-    with mg.no_grad():
-        return float((model(x).argmax(dim=1).numpy() == y.numpy()).mean())
-
-
-def _with_graph(model, x, y):
-    return float((model(x).argmax(dim=1).numpy() == y.numpy()).mean())
-
-
-def _bool_mean(model, x, y):
-    with mg.no_grad():
-        return (model(x).argmax(dim=1) == y).mean().item()
-
-
-def _dim0(model, x, y):
-    with mg.no_grad():
-        return (model(x).argmax(dim=0) == y).float().mean().item()
-
-
-def test_14_accuracy_checks_no_grad_and_names_dtype_and_shape_slips(said):
-    check = lesson17.check_accuracy
-
-    def stub(model, x, y): ...
-
-    assert passed(said(check, _right))
-    assert failed_with(said(check, _with_graph), "autograd recording", "mg.no_grad()")
-    assert failed_with(said(check, _bool_mean), "bool tensor", ".float()")
-    assert failed_with(said(check, _dim0), "different shapes", "dim 1")
-    assert failed_with(said(check, stub), "still `...`")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from labkit import lesson01
+from labkit import lesson01, witness
 from test_chinese_lessons import chinese_only
 
 import minigrad as mg
@@ -13,6 +13,12 @@ def test_01_setup_check_in_chinese(chinese, said):
     out = said(lesson01.setup_check)
     chinese_only(out)
     assert "✗" not in out and out.rstrip().endswith("一切就绪：开始上课吧！")
+
+
+@pytest.fixture(autouse=True)
+def _watching():
+    with witness.watching():  # (a lesson's kernel watches from its first cell on)
+        yield
 
 
 def test_01_solution_in_chinese(chinese, said):

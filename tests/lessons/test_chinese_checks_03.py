@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from labkit import lesson03
+from labkit import lesson03, witness
 from test_chinese_lessons import chinese_only
 
 import minigrad as mg
+
+
+@pytest.fixture(autouse=True)
+def _watching():
+    with witness.watching():  # (a lesson's kernel watches from its first cell on)
+        yield
+
 
 RIGHT = {"w": True, "k": True, "p": True, "q": False, "r": True, "s": True}
 

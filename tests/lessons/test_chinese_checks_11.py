@@ -107,7 +107,7 @@ SAFE_WRONG = {
     "numpy": (lambda v: v.detach().numpy(), "numpy 会切断计算图"),
     "lesson's a and b": (lesson_distance, "`a` 和 `b` 之间的距离"),
     "one number in all": (lambda v: (v * v).sum().sqrt(), "每行一个数"),
-    "built-in norm": (lambda v: v.norm(dim=1), "内置的 norm"),
+    "built-in norm": (lambda v: v.norm(dim=1), "内置的范数"),
     "where trap": (where_trap, "sqrt 分支在 0 处照样会运行"),
     "under no_grad": (no_grad_norm, "没有和 v 连在一起"),
 }

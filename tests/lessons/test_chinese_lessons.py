@@ -179,7 +179,16 @@ def _text(node: ast.AST) -> str | None:
     return None
 
 
-NOT_SHOWN_CALLS = {"verdict", "register", "Lesson", "search", "match", "fullmatch", "sub"}
+NOT_SHOWN_CALLS = {
+    "verdict",
+    "verdict_or_demo",
+    "register",
+    "Lesson",
+    "search",
+    "match",
+    "fullmatch",
+    "sub",
+}
 NOT_SHOWN_CALLS |= {"findall", "compile", "startswith", "endswith", "split", "replace"}
 NAMES = {"Noto Sans CJK SC", "WenQuanYi Micro Hei"}  # font families (chinese_fonts.py), not prose
 

@@ -117,8 +117,11 @@ def test_the_lesson_has_33_claims_in_order_each_quoted_paraphrased_run_and_judge
         assert len(QUOTE.findall(head)) == 1, f"claim {number}: one quote line '> 文章 NNN：…'"
         assert "**Claim:**" in head, f"claim {number}: an English paraphrase"
         assert any(c.cell_type == "code" for c in cells[1:]), f"claim {number}: a cell that runs it"
-        verdicts = [c for c in cells[1:] if c.source.startswith("**Verdict: ")]
+        verdicts = [c for c in cells[1:] if re.search(r"^\*\*Verdict: ", c.source, re.M)]
         assert len(verdicts) == 1, f"claim {number}: one verdict"
+        # behind a "check your prediction" fold, so it is not read before the cell runs
+        assert verdicts[0].source.startswith("<details><summary><b>Verdict</b>"), number
+        assert verdicts[0].source.rstrip().endswith("</details>"), number
 
 
 def test_each_row_has_its_claim_with_the_article_number_and_its_key_phrase():
