@@ -38,11 +38,15 @@ SOLUTIONS_DIR := notebooks
 JUPYTER := $(PYTHON) -m jupyter
 endif
 
+# JupyterLab refuses to run as root (a Docker container's user) unless told to: told only then.
+LAB_UID ?= $(shell id -u)
+ALLOW_ROOT := $(if $(filter 0,$(LAB_UID)),--allow-root)
+
 lab: install learner $(if $(filter zh,$(COURSE_LANG)),$(ZH_MENUS))
-	$(JUPYTER) lab $(LEARNER_DIR)/
+	$(JUPYTER) lab $(LEARNER_DIR)/ $(ALLOW_ROOT)
 
 lab-solutions: install $(if $(filter zh,$(COURSE_LANG)),$(ZH_MENUS))
-	$(JUPYTER) lab $(SOLUTIONS_DIR)/
+	$(JUPYTER) lab $(SOLUTIONS_DIR)/ $(ALLOW_ROOT)
 
 $(ZH_MENUS):
 	mkdir -p $(dir $@) && echo '{"locale": "zh_CN"}' > $@
@@ -68,7 +72,8 @@ sysdeps:
 
 # torch first, on its own, exactly pinned (the local CPU build), so pip never resolves another
 # torch build while installing the rest; then the numba kernels compiled into their cache, so a
-# learner's first CNN step takes about a second instead of ten. Skipped when the stamp is newer
+# learner's first CNN step takes about a second instead of ten (postBuild does the same on the
+# conda/Binder route). Skipped when the stamp is newer
 # than pyproject.toml and scripts/check_python_deps.py finds the install in place.
 pydeps:
 	@if [ -f $(INSTALL_STAMP) ] && [ $(INSTALL_STAMP) -nt pyproject.toml ] \
@@ -90,10 +95,13 @@ bench: install
 	else echo "bench: no benchmarks/ directory yet"; fi
 
 # Authors: re-execute every lesson in place so its stored outputs (what nbval compares) are fresh.
-# Widget state is not stored: the explorer's outputs carry their own static SVG fallback.
+# Widget state is not stored: the explorer's outputs carry their own static SVG fallback. Each gets
+# the kernelspec JupyterLab writes (scripts/normalise_kernelspec.py), so opening it changes nothing.
+ALL_NOTEBOOKS := $(LESSONS) notebooks/explorer_demo.ipynb notebooks/zh/explorer_demo.ipynb \
+	notebooks/next_steps.ipynb notebooks/zh/next_steps.ipynb
 notebooks: install
-	@for nb in $(LESSONS) notebooks/explorer_demo.ipynb notebooks/zh/explorer_demo.ipynb \
-	    notebooks/next_steps.ipynb notebooks/zh/next_steps.ipynb; do \
+	$(PYTHON) scripts/normalise_kernelspec.py $(ALL_NOTEBOOKS)
+	@for nb in $(ALL_NOTEBOOKS); do \
 	  echo "executing $$nb"; \
 	  (cd $$(dirname $$nb) && $(PYTHON) -m jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.store_widget_state=False --ExecutePreprocessor.timeout=120 \

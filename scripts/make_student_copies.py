@@ -5,7 +5,12 @@ A learner should not see them, so this script copies each lesson to `student/` w
 between `# BEGIN SOLUTION` and `# END SOLUTION` replaced by stubs that keep what the check cell
 needs: every name the solution assigns stays assigned (`answer = ...  # your code here`), and every
 function it defines keeps its signature. The check cell then reports "still `...`" until the
-learner fills it in.
+learner fills it in. The solutions themselves go, in both languages, to `labkit/solutions.json`
+in the copy: `solution()` shows one when the learner asks for it twice (labkit/solutions.py).
+
+The explorer demo and the next-steps notebook (no exercises) are copied beside the lessons, and
+every copy carries the kernel metadata JupyterLab would write (scripts/normalise_kernelspec.py),
+so opening a copy leaves it unmodified.
 
     python scripts/make_student_copies.py            # notebooks/NN_*.ipynb -> student/
     python scripts/make_student_copies.py --out DIR  # somewhere else
@@ -22,11 +27,16 @@ from pathlib import Path
 
 import nbformat
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # (loaded by path, as tests do)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from normalise_kernelspec import normalise  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 NB_DIR = ROOT / "notebooks"
 BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
 STUB_COMMENT = "# your code here"
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
+COMPANIONS = ("explorer_demo.ipynb", "next_steps.ipynb")  # no exercises, but the learner's too
 
 
 class MarkerError(ValueError):
@@ -113,9 +123,11 @@ def strip_solutions(source: str) -> str:
 
 
 def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy of `nb` with solutions stubbed, outputs and widget state removed."""
+    """A copy of `nb` with solutions stubbed, outputs and widget state removed, and the kernel
+    metadata JupyterLab writes when it opens it (so opening it changes nothing)."""
     nb = nbformat.from_dict(nb)  # deep copy
     nb.metadata.pop("widgets", None)
+    normalise(nb, with_language_info=True)
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -131,11 +143,40 @@ def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+def course_notebooks(src: Path) -> list[Path]:
+    """The notebooks a learner gets: the lessons, then the explorer demo and the next steps."""
+    return sorted(src.glob(LESSON_GLOB)) + [src / n for n in COMPANIONS if (src / n).exists()]
+
+
+def write_solutions(labkit: Path, src: Path) -> Path | None:
+    """Store the solutions of `src`'s lessons (and of `src/zh`'s) in the copied `labkit`, for
+    `solution()`. Nothing for the Chinese shim (`notebooks/zh/labkit`): the labkit it loads has
+    them."""
+    if not (src / "labkit" / "hints.py").exists():
+        return None
+    try:
+        import labkit.solutions as solutions
+    except ImportError:
+        sys.path.insert(0, str(src))
+        import labkit.solutions as solutions
+    return solutions.write(labkit, src)
+
+
+def copy_labkit(src: Path, out: Path) -> None:
+    """`src/labkit` to `out/labkit` (the course's code: always replaced), with the solutions."""
+    labkit = out / "labkit"
+    if labkit.exists():
+        shutil.rmtree(labkit)
+    shutil.copytree(src / "labkit", labkit, ignore=shutil.ignore_patterns("__pycache__"))
+    write_solutions(labkit, src)
+
+
 def write_student_copies(out: Path, src: Path = NB_DIR) -> list[Path]:
-    """Copy every lesson (and the labkit package the checks need) into `out`."""
+    """Copy every lesson and companion notebook (and the labkit package the checks need) into
+    `out`."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for path in sorted(src.glob(LESSON_GLOB)):
+    for path in course_notebooks(src):
         try:
             nb = student_notebook(nbformat.read(path, as_version=4))
         except MarkerError as err:
@@ -143,10 +184,7 @@ def write_student_copies(out: Path, src: Path = NB_DIR) -> list[Path]:
         target = out / path.name
         nbformat.write(nb, target)
         written.append(target)
-    labkit = out / "labkit"
-    if labkit.exists():
-        shutil.rmtree(labkit)
-    shutil.copytree(src / "labkit", labkit, ignore=shutil.ignore_patterns("__pycache__"))
+    copy_labkit(src, out)
     return written
 
 

@@ -169,13 +169,13 @@ def table() -> list[str]:
     """The map as text lines: number, title, time, level, prerequisites."""
     lines = []
     for lesson in COURSE:
-        first = ", ".join(lesson.after)
+        first, first_zh = ", ".join(lesson.after), "、".join(lesson.after)
         lines.append(
             say(
                 f"{lesson.number}  {lesson.title} ({lesson.minutes} min, {lesson.level}; "
                 f"after {first or 'nothing'})",
                 f"{lesson.number}  {lesson.title_zh}（{lesson.minutes} 分钟，"
-                f"{LEVELS_ZH[lesson.level]}；先修：{first or '无'}）",
+                f"{LEVELS_ZH[lesson.level]}；先修：{first_zh or '无'}）",
             )
         )
     return lines

@@ -257,6 +257,6 @@ def test_every_exercise_hints_in_chinese_to_the_last_one(capsys, monkeypatch):
             out = capsys.readouterr().out
             chinese_only(out)
             assert out.startswith(f"「{hints.title(exercise)}」的提示 1/"), out
-            assert "（最后一条：接下来就是答案了）" in out, out
+            assert "（最后一条：想看参考答案，运行 `solution()`）" in out, out
     finally:
         language.use("en")

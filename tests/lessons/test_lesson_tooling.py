@@ -128,7 +128,7 @@ def test_chinese_student_copies_sit_in_zh_and_speak_chinese(student_dir):
     """`make student`'s second half: notebooks/zh -> student/zh, whose labkit shim loads
     student/labkit in Chinese."""
     written = students.write_student_copies(student_dir / "zh", NB_DIR / "zh")
-    assert [p.name for p in written] == [p.name for p in LESSONS]
+    assert [p.name for p in written] == [p.name for p in LESSONS] + list(students.COMPANIONS)
     probe = "from labkit import language; print(language.current())"
     said = subprocess.run(
         [sys.executable, "-c", probe], cwd=student_dir / "zh", capture_output=True, text=True
@@ -138,7 +138,9 @@ def test_chinese_student_copies_sit_in_zh_and_speak_chinese(student_dir):
 
 
 def test_student_copies_hide_every_solution_and_keep_its_names(student_dir):
-    assert sorted(p.name for p in student_dir.glob("*.ipynb")) == [p.name for p in LESSONS]
+    assert sorted(p.name for p in student_dir.glob("*.ipynb")) == sorted(
+        [p.name for p in LESSONS] + list(students.COMPANIONS)  # the explorer demo, next steps
+    )
     assert (student_dir / "labkit" / "feedback.py").exists()  # the checks still import
     for path in LESSONS:
         original = nbformat.read(path, as_version=4)
