@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .language import say
+
+
+def as_array(value: Any) -> np.ndarray | None:
+    """A learner's Jacobian (a tensor, a list of row or column tensors, nested lists) as floats,
+    or None when it is none of those."""
+    if isinstance(value, list | tuple) and value and all(hasattr(v, "detach") for v in value):
+        value = [v.detach().tolist() for v in value]
+    if hasattr(value, "detach"):
+        value = value.detach()
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
 
 
 def same(a: np.ndarray, b: np.ndarray) -> bool:

@@ -19,7 +19,7 @@ import numpy as np
 from .calls import calls_to
 from .demo import verdict_or_demo
 from .hints import register
-from .jacobians import same, slip
+from .jacobians import as_array, same, slip
 from .language import say
 
 register(
@@ -209,19 +209,6 @@ def _rows_produced(got: np.ndarray, produced: list[np.ndarray]) -> bool:
     return all(any(np.allclose(row, g, rtol=1e-4, atol=1e-5) for g in produced) for row in got)
 
 
-def _as_array(value: Any) -> np.ndarray | None:
-    if isinstance(value, list | tuple) and value and all(hasattr(v, "detach") for v in value):
-        value = [v.detach().tolist() for v in value]  # a list of row tensors
-    if hasattr(value, "detach"):
-        value = value.detach()
-    if hasattr(value, "tolist"):
-        value = value.tolist()
-    try:
-        return np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return None
-
-
 def _explain_error(err: Exception) -> str:
     """What a typical error inside the learner's function means, in the lesson's words."""
     text = str(err)
@@ -335,7 +322,7 @@ def check_jacobian(
                 ),
             )
             break
-        got = _as_array(result)
+        got = as_array(result)
         if got is None:
             v.require(
                 False,

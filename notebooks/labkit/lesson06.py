@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .calls import _ROOT, calls_where
+from .calls import library_calls
 from .demo import verdict_or_demo
 from .hints import register
 from .language import say
@@ -466,20 +466,8 @@ _READY_MADE = ("autograd/functional.py", "autograd/forward_ad.py", "func/")
 def _ready_made_calls() -> object:
     """Watch for ready-made derivatives: minigrad's (files under `_READY_MADE`, named as a
     learner writes them) and the check's own answers (`_cases`, `_slope`)."""
-    prefixes = tuple(_ROOT + p for p in _READY_MADE)
     own = {_cases.__code__: "labkit.lesson06._cases", _slope.__code__: "labkit.lesson06._slope"}
-
-    def name_of(code: object) -> str | None:
-        if code in own:
-            return own[code]
-        file = code.co_filename
-        if not file.startswith(prefixes) or "<" in code.co_qualname:
-            return None
-        where = file[len(_ROOT) :].removesuffix(".py").split("/")
-        package = ".".join(where) if len(where) == 2 and where[0] == "autograd" else where[0]
-        return ".".join(("mg", package, code.co_qualname.removesuffix(".__init__")))
-
-    return calls_where(name_of)
+    return library_calls(*_READY_MADE, also=own)
 
 
 def _diagnose(got: np.ndarray, first: np.ndarray, second: np.ndarray, hidden: bool = False) -> str:

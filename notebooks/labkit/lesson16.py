@@ -34,8 +34,8 @@ from .calls import calls_where
 from .demo import verdict_or_demo
 from .feedback import Verdict
 from .hints import register
+from .jacobians import as_array, slip
 from .jacobians import same as _same
-from .jacobians import slip
 from .language import say
 
 # Each exercise's key (its English title, as in progress.json) is named where it is registered.
@@ -338,19 +338,6 @@ def _via(ready: list[str]) -> tuple[str, str]:
     return f" (through {_names(ready)})", f"（通过 {'、'.join(f'`{n}`' for n in ready)}）"
 
 
-def _as_array(value: Any) -> np.ndarray | None:
-    if isinstance(value, list | tuple) and value and all(hasattr(v, "detach") for v in value):
-        value = [v.detach().tolist() for v in value]  # a list of row (or column) tensors
-    if hasattr(value, "detach"):
-        value = value.detach()
-    if hasattr(value, "tolist"):
-        value = value.tolist()
-    try:
-        return np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return None
-
-
 def _first_sentence(err: Exception) -> str:
     return str(err).split(". ")[0].split("\n")[0].rstrip(".")
 
@@ -435,7 +422,7 @@ def _usable(v: Verdict, label: str, result: Any, error: Exception | None, what: 
             ),
         )
         return None
-    got = _as_array(result)
+    got = as_array(result)
     if got is None:
         v.require(
             False,
@@ -615,7 +602,7 @@ def check_jvp(jvp: Callable[[Callable[[Any], Any], Any, Any], Any], *, demo: boo
         if not _same(got, want.numpy()):
             v.require(False, say(f"on {label}: ", f"对于{label}：") + slip(got, want.numpy()))
             break
-        if not _same(_as_array(pair[0]), want_y.numpy()):
+        if not _same(as_array(pair[0]), want_y.numpy()):
             v.require(
                 False,
                 say(

@@ -29,3 +29,22 @@ def chinese():
     language.use("zh")
     yield
     language.use("en")
+
+
+@pytest.fixture
+def witness_on():
+    """The lessons' witness of backward passes, as a lesson's first cell starts it."""
+    from labkit import witness
+
+    with witness.watching():
+        yield
+
+
+@pytest.fixture(params=["en", "zh"])
+def lang(request):
+    """The test once in each of the course's languages."""
+    from labkit import language
+
+    language.use(request.param)
+    yield request.param
+    language.use("en")

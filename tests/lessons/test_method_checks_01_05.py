@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from labkit import (
-    language,
     learner_progress,
     lesson01,
     lesson02,
@@ -28,39 +27,11 @@ from labkit import (
     witness,
 )
 from labkit.calls import calls_to
-from test_chinese_lessons import chinese_only
+from method_support import _fails, _passes, _said
 
 import minigrad as mg
 
-
-@pytest.fixture(autouse=True)
-def _watching():
-    with witness.watching():
-        yield
-
-
-@pytest.fixture(params=["en", "zh"])
-def lang(request):
-    language.use(request.param)
-    yield request.param
-    language.use("en")
-
-
-def _said(capsys, check, *args, **kwargs) -> str:
-    check(*args, **kwargs)
-    return capsys.readouterr().out
-
-
-def _fails(out: str, en: str, zh: str, lang: str) -> None:
-    assert out.startswith("✗") and "Traceback" not in out, out
-    assert (zh if lang == "zh" else en) in out, out
-    if lang == "zh":
-        chinese_only(out)
-
-
-def _passes(out: str) -> None:
-    assert out.startswith("✓"), out
-
+pytestmark = pytest.mark.usefixtures("witness_on")
 
 # --- 01: the 14 must come from a backward pass from f into x.grad ------------------------------
 

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import pytest
 from labkit import (
-    language,
     lesson01,
     lesson02,
     lesson03,
@@ -25,42 +24,14 @@ from labkit import (
     lesson06,
     lesson07,
     lesson08,
-    witness,
 )
-from test_chinese_lessons import chinese_only
+from method_support import _fails, _passes, _said
 
 import minigrad as mg
 
+pytestmark = pytest.mark.usefixtures("witness_on")
+
 SWITCHED = ("switches off the watcher", "会关掉本检查用来观察答案如何算出的监视器")
-
-
-@pytest.fixture(autouse=True)
-def _watching():
-    with witness.watching():
-        yield
-
-
-@pytest.fixture(params=["en", "zh"])
-def lang(request):
-    language.use(request.param)
-    yield request.param
-    language.use("en")
-
-
-def _said(capsys, check, *args, **kwargs) -> str:
-    check(*args, **kwargs)
-    return capsys.readouterr().out
-
-
-def _fails(out: str, en: str, zh: str, lang: str) -> None:
-    assert out.startswith("✗") and "Traceback" not in out, out
-    assert (zh if lang == "zh" else en) in out, out
-    if lang == "zh":
-        chinese_only(out)
-
-
-def _passes(out: str) -> None:
-    assert out.startswith("✓"), out
 
 
 def _in_thread(fn):
