@@ -158,6 +158,7 @@ def open_run_and_reopen(lab, page, notebook: str, label: str, theme: str, lang: 
         page.goto(lab.lab_url(name))
         expect(page.locator(PICTURES).first).to_be_visible(timeout=TIMEOUT_MS)
         expect(page.locator(".jp-OutputArea-output.jp-mod-trusted")).to_have_count(0)
+        expect(page.locator(PICTURES)).to_have_count(pictures, timeout=TIMEOUT_MS)  # (lazily drawn)
         assert pictures_shown(page) == pictures
         expect(page.locator(".mg-player")).to_have_count(0)
         shoot(
@@ -180,6 +181,7 @@ def open_run_and_reopen(lab, page, notebook: str, label: str, theme: str, lang: 
         wait_idle_kernel(lab)
         time.sleep(3)  # jupyterlab-manager gives up on a missing model after ~2 s
         expect(page.locator(".mg-player")).to_have_count(0)
+        expect(page.locator(PICTURES)).to_have_count(pictures, timeout=TIMEOUT_MS)  # (lazily drawn)
         assert pictures_shown(page) == pictures
         note = page.locator(".mg-note", has_text=replay_note)
         expect(note).to_have_count(players)
