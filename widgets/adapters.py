@@ -68,11 +68,12 @@ def input_shapes(node: Any) -> list[tuple[int, ...] | None]:
 
 
 def saved_slots(node: Any) -> list[SavedSlot]:
-    """(name, shape, freed) for each tensor the node saved for backward: minigrad answers
-    directly, torch's are read from its private attributes (torch_internals.py)."""
+    """Each tensor the node saved for backward, never unpacked (that would run saved-tensor
+    hooks): minigrad answers directly (it keeps a packed tensor's shape), torch's are read from
+    its private attributes (torch_internals.py)."""
     if hasattr(node, "saved_tensor_slots"):
         return [
-            (name, tuple(shape) if shape is not None else None, bool(freed))
+            SavedSlot(name, tuple(shape) if shape is not None else None, bool(freed))
             for name, shape, freed in node.saved_tensor_slots()
         ]
     return torch_internals.saved_slots(node) if is_torch(node) else []

@@ -92,7 +92,9 @@ def wide_label_width(title: str, lines: Sequence[str]) -> dict[str, str]:
 def node_lines(node: GNode, lang: str | None = None) -> list[str]:
     """The detail lines under a node's title (the first is its shape: legend.shape says so)."""
     lines = []
-    if node.kind not in ("backward", "accumulate") or node.shape is not None:
+    if node.hooked and node.shape is None:
+        lines.append(say("node.hooked", lang))
+    elif node.kind not in ("backward", "accumulate") or node.shape is not None:
         lines.append(format_shape(node.shape))
     if node.values is not None:
         lines.append(f"= {node.values}")

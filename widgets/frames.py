@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -67,6 +68,18 @@ class ArrayTexts:
         return full
 
 
+@dataclass
+class RunningPass:
+    """A backward pass begun and not yet ended. A pass can start inside a node of another (a
+    reentrant checkpoint's backward runs one on its recomputed block): the outer one's counts
+    wait meanwhile, and the node it is running names the inner one."""
+
+    n: int
+    create_graph: bool
+    deps: dict[str, int]  # model id -> gradients it still waits for (drawn nodes only)
+    node: Any = None  # the node it runs now (started, not yet returned)
+
+
 class FrameMaker:
     """Turns one trace's records into frames against one GraphBuilder's ids, worded in `lang`."""
 
@@ -85,6 +98,7 @@ class FrameMaker:
         self.deps: dict[str, int] = {}
         self.sent: Counter = Counter()  # (source, target, slot) edges already used by this run
         self.passes = 0
+        self.running: list[RunningPass] = []  # innermost last
         self.handlers = handlers(self)
 
     # --- helpers -------------------------------------------------------------------------
@@ -114,7 +128,8 @@ class FrameMaker:
         handler = self.handlers.get(kind)
         if handler is None:
             raise ValueError(f"no such kind of record: {kind!r} (minigrad/core/events.py)")
-        frame = {"kind": kind, "pass": self.passes, **handler(rec)}
+        number = self.running[-1].n if self.running else self.passes
+        frame = {"kind": kind, "pass": number, **handler(rec)}
         return {k: v for k, v in frame.items() if v is not None}
 
     def on_node_created(self, rec: dict) -> dict:
@@ -126,7 +141,7 @@ class FrameMaker:
         out = rec.get("output")
         small = out is not None and out.numel() <= VALUE_LIMIT
         values = format_values(adapters.to_numpy(out)) if small else None
-        when = self.say("step.forward" if self.passes == 0 else "step.double_backward")
+        when = self._when_created()
         shape = format_shape(rec.get("shape"))
         text = self.say("step.node_created", when=when, node=self.name(node), shape=shape)
         text += self.say("step.created_from", args=args) if args else ""
@@ -140,24 +155,40 @@ class FrameMaker:
         return {**frame, "text": text}
 
     def on_backward_start(self, rec: dict) -> dict:
+        outer = self.running[-1] if self.running else None
         self.passes += 1
         self.sent.clear()
         self.hooks.new_pass()
         self.deps = {
             self.nid(n): c for n, c in rec["dependencies"].items() if self.nid(n) is not None
         }
+        self.running.append(RunningPass(self.passes, bool(rec.get("create_graph")), self.deps))
         roots = self.say("list.sep").join(self.name(n) for n in rec.get("root_nodes") or [])
         retain = rec.get("retain_graph")
         mode = "" if retain is None else self.say("step.retain_graph", value=retain)
         mode += self.say("step.create_graph") if rec.get("create_graph") else ""
-        return {
-            "pass": self.passes,
-            "deps": dict(self.deps),
-            "queue": [],
-            "text": self.say(
+        if outer is None:
+            text = self.say(
                 "step.backward_start", n=self.passes, roots=roots, mode=mode, count=len(self.deps)
-            ),
-        }
+            )
+        else:
+            text = self._inner_start(rec, outer, roots=roots, mode=mode)
+        return {"pass": self.passes, "deps": dict(self.deps), "queue": [], "text": text}
+
+    def _inner_start(self, rec: dict, outer: RunningPass, **words: str) -> str:
+        """The start of a pass run inside another: which node runs it, and how many nodes wait
+        (all of them: they are mostly made during backward, so not drawn)."""
+        inner = (
+            self.say("step.inner_of_pass", outer=outer.n)
+            if outer.node is None
+            else self.say("step.inner_of_node", node=self.name(outer.node))
+        )
+        count = len(rec["dependencies"])
+        text = self.say(
+            "step.inner_backward_start", n=self.passes, inner=inner, count=count, **words
+        )
+        hidden = count - len(self.deps)
+        return text + (self.say("step.not_drawn", k=hidden) if hidden else "")
 
     def on_edge(self, rec: dict) -> dict:
         source, target, slot = rec["source"], rec["target"], rec["slot"]
@@ -213,6 +244,7 @@ class FrameMaker:
         }
 
     def on_node_start(self, rec: dict) -> dict:
+        self._running_node(rec["node"])
         grads = rec.get("grad_outputs") or []
         return {
             "node": self.nid(rec["node"]),
@@ -225,6 +257,7 @@ class FrameMaker:
 
     def on_node_run(self, rec: dict) -> dict:
         self.sent.clear()
+        self._running_node(None)
         node = rec["node"]
         outs = rec.get("grad_inputs") or []
         return {
@@ -234,6 +267,7 @@ class FrameMaker:
         }
 
     def on_accumulate(self, rec: dict) -> dict:
+        self._running_node(None)
         node, var = rec["node"], rec["variable"]
         leaf = self.b.tensor_id.get(var)
         before, after = self._sum(rec["before"]), self._sum(rec["after"])
@@ -296,12 +330,36 @@ class FrameMaker:
         }
 
     def on_error(self, rec: dict) -> dict:
+        self.running.clear()  # no backward_end follows: the exception ends every running pass
         node = self.name(rec["node"])
         text = self.say("step.error", error=rec["error"], node=node, message=rec["message"])
         return {"node": self.nid(rec["node"]), "error": text, "text": text}
 
     def on_backward_end(self, rec: dict) -> dict:
-        return {"queue": [], "text": self.say("step.backward_end", n=self.passes)}
+        ended = self.running.pop().n if self.running else self.passes
+        if not self.running:
+            return {"queue": [], "text": self.say("step.backward_end", n=ended)}
+        self.deps = self.running[-1].deps  # the outer pass goes on
+        text = self.say("step.inner_backward_end", n=ended, outer=self.running[-1].n)
+        return {"queue": [], "text": text}
+
+    # --- where the engine is ---------------------------------------------------------------
+    def _running_node(self, node: Any) -> None:
+        if self.running:
+            self.running[-1].node = node
+
+    def _when_created(self) -> str:
+        """When a node was made: outside any pass (the forward), by a create_graph pass (the
+        graph of the gradients), or by code a pass without create_graph ran inside a node (a
+        checkpoint recomputing its block)."""
+        if not self.running:  # (between passes too: ordinary code ran)
+            return self.say("step.forward")
+        current = self.running[-1]
+        if current.create_graph:
+            return self.say("step.double_backward")
+        if current.node is None:
+            return self.say("step.during_backward", n=current.n)
+        return self.say("step.during_node", n=current.n, node=self.name(current.node))
 
     # --- formatting ----------------------------------------------------------------------
     def _names(self, ids: list[str], listed: int = 5) -> str:

@@ -33,6 +33,7 @@ class GNode:
     values: str | None = None  # formatted values of a small tensor
     grad: str | None = None  # formatted .grad of a small leaf at drawing time
     freed: bool = False  # a saved tensor already released by backward
+    hooked: bool = False  # a saved tensor held by saved-tensor hooks, its shape unknown (torch)
     module: str | None = None  # qualified module name that created it ("" = the root module)
     placeholder: bool = False  # `name` only says what it is ("output", "constant"): translated
     seq: int | None = None  # a graph node's sequence number (creation order; AccumulateGrad's is

@@ -12,7 +12,10 @@
 // played is kept in view. Numbers are drawn where they happen: the gradient on the active edge,
 // `.grad` by each leaf, a badge where a hook fired. A hover on a node says what it is (kind,
 // shape, dtype, what it saved: `tips`, written in Python) and its .grad or tangent so far.
-// The drawing takes JupyterLab's theme (player.css): light or dark paper.
+// The drawing takes JupyterLab's theme (player.css): light or dark paper. Under it, a backward
+// player shows its memory timeline (traits memory_svg, memory_json: widgets/memory.py), with a
+// marker at the frame, the bytes held then, and the band of the frame's node outlined; a node
+// pointed at in the drawing brings out its own bands there.
 //
 // Keyboard, with the focus anywhere in the player: ←/→ step, Home/End first/last, space plays
 // and pauses. The same file runs in a saved replay (widgets/replay.py), with a stand-in model.
@@ -184,14 +187,15 @@ function buildView(model, el) {
   const legend = h("div", "mg-legend");
   legend.setAttribute("role", "note");
   legend.setAttribute("aria-label", say(texts, "legend"));
-  main.append(parts.wrap, legend);
+  const memory = memoryPanel(texts);
+  main.append(parts.wrap, memory.box, legend);
   const { panel, sections } = sidePanel(mode, texts);
   const side = h("div", "mg-side");
   side.append(parts.minimap, panel);
   body.append(main, side);
   root.append(controls.bar, summary, stepText, body);
   return {
-    model, mode, texts, root, ...controls, summary, stepText, ...parts, legend, sections,
+    model, mode, texts, root, ...controls, summary, stepText, ...parts, legend, sections, memory,
     shownLines: {}, // section -> the text it shows now (unchanged sections are not touched)
     opened: {}, // section -> true when its "… N more" was clicked
     frames: [],
@@ -214,8 +218,93 @@ function buildView(model, el) {
     port: { w: 0, h: 0, maxH: 0 }, // the scroll area's visible size and its largest height
     scrollPos: { x: 0, y: 0 }, // kept from scroll events: stepping reads no layout
     geometry: new Map(), // element id -> its box (or an edge's midpoint) in paper units
-    badges: { leaf: new Map(), hook: new Map(), spots: new Map() },
+    badges: { leaf: new Map(), hook: new Map(), spots: new Map(), planned: false },
   };
+}
+
+// --- the memory panel (widgets/memory.py): bytes held per step, a marker at the frame ---------
+function memoryPanel(texts) {
+  const box = h("div", "mg-memory");
+  box.hidden = true;
+  const readout = h("div", "mg-memory-readout");
+  const chart = h("div", "mg-memory-chart");
+  chart.setAttribute("role", "img");
+  chart.setAttribute("aria-label", say(texts, "memory.chart"));
+  box.append(h("div", "mg-title", say(texts, "memory.title")), readout, chart);
+  return { box, readout, chart, data: null, marker: null, front: null, bands: new Map(),
+           hot: [], pointed: [] };
+}
+
+function loadMemory(view) {
+  const { memory, model } = view;
+  const packed = model.get("memory_json");
+  memory.data = packed ? JSON.parse(packed) : null;
+  memory.box.hidden = !memory.data;
+  memory.chart.innerHTML = memory.data ? model.get("memory_svg") : ""; // escaped in Python
+  const svg = memory.chart.querySelector("svg");
+  memory.marker = svg ? svg.querySelector(".mg-mem-marker") : null;
+  memory.front = svg ? svg.querySelector(".mg-mem-axis") : null; // the first thing after bands
+  memory.geometry = svg ? { x0: Number(svg.dataset.x0), w: Number(svg.dataset.w),
+                            steps: Number(svg.dataset.steps) } : null;
+  memory.bands = new Map();
+  memory.hot = [];
+  memory.pointed = [];
+  memory.chart.classList.remove("mg-mem-pointing");
+  for (const band of memory.chart.querySelectorAll(".mg-mem-band[data-node]")) {
+    const id = band.dataset.node;
+    if (!memory.bands.has(id)) memory.bands.set(id, []);
+    memory.bands.get(id).push(band);
+  }
+}
+
+// outlined bands go last among the bands: their outline is not hidden under their neighbours'
+// (stacked bands never overlap, so their order changes nothing else)
+function raiseBands(memory, bands) {
+  if (memory.front) for (const band of bands) memory.front.before(band);
+}
+
+function bytes(n) {
+  return `${n.toLocaleString("en-US")} B`;
+}
+
+// the marker at the frame, the readout of its bytes, the band(s) of its node highlighted
+function paintMemory(view, f) {
+  const { memory, current } = view;
+  if (!memory.data || !memory.geometry) return;
+  const [saved, grads, buffers] = memory.data.totals.map((column) => column[current] ?? 0);
+  memory.readout.textContent = say(view.texts, "memory.readout", {
+    step: current + 1, saved: bytes(saved), grads: bytes(grads), buffers: bytes(buffers),
+    total: bytes(saved + grads + buffers) });
+  const { x0, w, steps } = memory.geometry;
+  const x = (x0 + ((current + 0.5) * w) / steps).toFixed(1);
+  if (memory.marker) {
+    memory.marker.setAttribute("x1", x);
+    memory.marker.setAttribute("x2", x);
+  }
+  memory.chart.dataset.markerX = x;
+  for (const band of memory.hot) band.classList.remove("mg-mem-hot");
+  memory.hot = memory.bands.get(f.node) || [];
+  for (const band of memory.hot) band.classList.add("mg-mem-hot");
+  raiseBands(memory, memory.hot);
+  raiseBands(memory, memory.pointed);
+}
+
+// a node pointed at in the drawing (a box: the nodes it stands for): its bands in the memory
+// panel stand out, the others fade, until the pointer leaves it
+function wireMemoryPointing(view) {
+  const point = (ids) => {
+    const { memory } = view;
+    for (const band of memory.pointed) band.classList.remove("mg-mem-pointed");
+    memory.pointed = ids.flatMap((id) => memory.bands.get(id) || []);
+    for (const band of memory.pointed) band.classList.add("mg-mem-pointed");
+    raiseBands(memory, memory.pointed);
+    memory.chart.classList.toggle("mg-mem-pointing", memory.pointed.length > 0);
+  };
+  view.graph.addEventListener("pointerover", (event) => {
+    const g = event.target instanceof Element ? event.target.closest("g.node") : null;
+    point(g ? [...(view.groups.get(g.id) || [g.id])] : []);
+  });
+  view.graph.addEventListener("pointerleave", () => point([]));
 }
 
 // --- the picture -----------------------------------------------------------------------------
@@ -235,7 +324,7 @@ function drawSvg(view) {
   view.applied = new Map();
   view.geometry = new Map();
   view.sized = false; // no zoom applied to this picture yet (nothing to keep in view)
-  view.badges = { leaf: new Map(), hook: new Map(), spots: new Map() };
+  view.badges = { leaf: new Map(), hook: new Map(), spots: new Map(), planned: false };
   for (const g of graph.querySelectorAll("svg g[id]")) {
     const base = g.getAttribute("class") || "";
     view.elements.set(g.id, { el: g, base, box: /\bmg-box\b/.test(base) });
@@ -244,6 +333,7 @@ function drawSvg(view) {
   view.summary.textContent = model.get("summary");
   fillLegend(view);
   measurePort(view);
+  planBadges(view);
   setZoom(view, view.zoomMode);
   graph.getBoundingClientRect(); // include style and layout in the measured time
   root.dataset.drawMs = (performance.now() - t0).toFixed(1);
@@ -813,16 +903,15 @@ function drawErrorBadge(view) {
   view.errorBadge.dataset.for = el;
 }
 
-// the `.grad = …` badge under a leaf, as the state has it (none before the first write)
+// the `.grad = …` badge under a leaf, as the state has it (none before the first write), at
+// its planned spot (planLeafBadges; a leaf inside a box has none: its .grad is in the panel)
 function syncLeafBadge(view, id) {
-  const { leaf } = view.badges;
+  const { leaf, spots } = view.badges;
   const info = view.state.leaves.get(id);
-  const el = elementOf(view, id);
-  const box = info && el === id ? boxOf(view, el) : null; // a leaf inside a box: panel only
-  if (!box) {
+  const spot = info ? spots.get(id) : null;
+  if (!spot) {
     if (leaf.has(id)) leaf.get(id).remove();
     leaf.delete(id);
-    view.badges.spots.delete(id);
     return;
   }
   if (!leaf.has(id)) {
@@ -832,30 +921,76 @@ function syncLeafBadge(view, id) {
     leaf.set(id, badge);
   }
   const text = `.grad = ${info.after}`;
-  const x = box.x + box.width / 2;
-  const y = freeRow(view, id, x, badgeWidth(text), box.y + box.height + 2);
   const full = `${info.name}.grad = ${info.after_full || info.after}`;
-  placeBadge(leaf.get(id), text, x, y, 0.5, 0, full, view.paper);
+  placeBadge(leaf.get(id), text, spot.x, spot.y, 0.5, 0, full, view.paper);
 }
 
-// the first height at or below `y` where a leaf badge centred at `x` overlaps no other one
-// (leaves often sit side by side; their values are wider than they are)
-function freeRow(view, id, x, w, y) {
-  const { spots } = view.badges;
-  spots.delete(id);
-  for (let moved = true, tries = 0; moved && tries < 8; tries++) {
-    moved = false;
-    for (const spot of spots.values()) {
-      const apart = Math.abs(spot.x - x) >= (spot.w + w) / 2 ||
-                    Math.abs(spot.y - y) >= BADGE.height;
-      if (!apart) {
-        y = spot.y + BADGE.height + 1;
-        moved = true;
-      }
+// Plan the leaves' badges once the drawing is shown (one not in the page, or hidden, measures
+// every box as empty), and give the paper the room they need below the drawing. `shown`: it
+// was just shown: positions measured before are void, the badges drawn so far move.
+function planBadges(view, shown) {
+  const { svg, vb, paper } = view;
+  if (!svg || !svg.isConnected || !view.port.w) return;
+  if (shown) view.geometry = new Map();
+  view.badges.planned = true;
+  const below = planLeafBadges(view);
+  if (below > 0) {
+    vb.h += below * view.toSvg.d;
+    paper.h += below;
+    svg.setAttribute("viewBox", `${vb.x} ${vb.y} ${vb.w} ${vb.h}`);
+    if (view.sized) {
+      view.size.h = vb.h * view.scale;
+      svg.style.height = `${view.size.h}px`;
     }
   }
-  spots.set(id, { x, y, w });
-  return y;
+  if (shown && view.current >= 0) {
+    const ids = badgeIds(view, null);
+    measure(view, view.frames[view.current] || {}, ids);
+    redecorate(view, ids);
+  }
+}
+
+// Where each leaf's `.grad` badge goes, planned once for the whole replay (a badge never jumps
+// while stepping): under its leaf, lowered below the badge of any leaf beside it (leaves often
+// sit side by side and their values are wider than they are), as wide as its widest value.
+// Returns how far (paper units) the lowest badge reaches below the paper: the paper grows by it.
+function planLeafBadges(view) {
+  const widths = new Map(); // leaf id -> its widest badge
+  for (const f of view.frames) {
+    const id = f.leaf ? f.leaf.id : undefined;
+    if (id === undefined || elementOf(view, id) !== id) continue; // in a box: panel only
+    const w = badgeWidth(shorten(`.grad = ${f.leaf.after}`, BADGE.maxChars));
+    widths.set(id, Math.max(w, widths.get(id) || 0));
+  }
+  const leaves = [...widths]
+    .map(([id, w]) => ({ id, w, box: boxOf(view, id) }))
+    .filter((leaf) => leaf.box)
+    .sort((p, q) => p.box.y + p.box.height - (q.box.y + q.box.height) || p.box.x - q.box.x);
+  const { paper } = view;
+  const column = badgeWidth("x".repeat(BADGE.maxChars)); // badges in columns ±1 apart may meet
+  const columns = new Map(); // column -> the spots placed in it
+  let bottom = paper.y + paper.h;
+  for (const { id, w, box } of leaves) {
+    const x = clamp(box.x + box.width / 2, paper.x + w / 2, paper.x + paper.w - w / 2);
+    const c = Math.floor(x / column);
+    const near = [c - 1, c, c + 1].flatMap((k) => columns.get(k) || []);
+    let y = box.y + box.height + 2;
+    for (let moved = true; moved;) { // y only grows: this ends
+      moved = false;
+      for (const spot of near) {
+        if (Math.abs(spot.x - x) < (spot.w + w) / 2 && Math.abs(spot.y - y) < BADGE.height + 1) {
+          y = spot.y + BADGE.height + 1;
+          moved = true;
+        }
+      }
+    }
+    const spot = { x, y, w };
+    view.badges.spots.set(id, spot);
+    if (!columns.has(c)) columns.set(c, []);
+    columns.get(c).push(spot);
+    bottom = Math.max(bottom, y + BADGE.height + 2);
+  }
+  return bottom - (paper.y + paper.h);
 }
 
 // the small ⚑ left on an element whose hook fired, for the rest of the pass
@@ -976,6 +1111,7 @@ function goto(view, k) {
   }
   redecorate(view, badged);
   paintPanel(view);
+  paintMemory(view, frames[k]);
   follow(view, touched === null);
   view.root.dataset.stepMs = (performance.now() - t0).toFixed(2);
 }
@@ -1270,6 +1406,7 @@ function watchSize(view) {
     const { w, maxH } = view.port;
     measurePort(view);
     if (!view.svg) return;
+    if (!view.badges.planned) planBadges(view, true); // first shown: the drawing measures now
     const refit = typeof view.zoomMode === "string" && view.zoomMode !== "custom" &&
                   (view.port.w !== w || view.port.maxH !== maxH);
     if (refit) setZoom(view, view.zoomMode);
@@ -1293,6 +1430,7 @@ function reload(view) {
   view.doable = doableIds(view.frames);
   view.hideable = hideableElements(view);
   view.slider.max = String(Math.max(0, view.frames.length - 1));
+  loadMemory(view);
   drawSvg(view);
   const k = view.current >= 0 ? view.current : model.get("frame");
   view.current = -1;
@@ -1365,6 +1503,7 @@ function render({ model, el }) {
   wirePan(view);
   wireMinimap(view);
   wireTips(view);
+  wireMemoryPointing(view);
   view.hidden = new Map(); // fallback picture output -> its display before it was hidden
   const unwatch = watchPictures(view);
   const onSvg = () => reload(view);

@@ -78,6 +78,10 @@ class Player(anywidget.AnyWidget):
     key = traitlets.Unicode("").tag(sync=True)  # links the live view to its picture output
     lang = traitlets.Unicode("en")  # the kernel's words (the front end gets `texts`)
     texts = traitlets.Dict().tag(sync=True)  # the front end's words in `lang` (texts.py)
+    # a backward pass's memory timeline (memory.py): its chart, and per-frame byte totals as
+    # one JSON text of three short lists (saved, grads, buffers); empty: no memory panel
+    memory_svg = traitlets.Unicode("").tag(sync=True)
+    memory_json = traitlets.Unicode("").tag(sync=True)
 
     def __init__(
         self,
@@ -94,6 +98,7 @@ class Player(anywidget.AnyWidget):
         lang = resolve(lang)
         t0 = time.perf_counter()
         frames = FrameMaker(trace.builder, lang).run(trace.records)
+        memory = self._memory(trace, lang)  # (its time counts in frames_ms)
         t1 = time.perf_counter()
         view = trace.draw(
             collapse=collapse, legend=legend, max_nodes=max_nodes, rankdir=rankdir, lang=lang
@@ -112,6 +117,7 @@ class Player(anywidget.AnyWidget):
             key=uuid.uuid4().hex,
             lang=lang,
             texts=front_end(lang),
+            **memory,
             **picture,
         )
         self.frames = frames
@@ -119,6 +125,17 @@ class Player(anywidget.AnyWidget):
         self.view = view
         self.add_class("mg-player-widget")
         self.on_msg(self._on_msg)
+
+    @staticmethod
+    def _memory(trace: Trace, lang: str) -> dict[str, str]:
+        """The memory panel's traits, for a backward trace that measured its saved tensors."""
+        if getattr(trace, "saved_sizes", None) is None:
+            return {}
+        timeline = trace.memory(lang)
+        return {
+            "memory_svg": timeline.svg(marker=True),
+            "memory_json": json.dumps(timeline.compact(), separators=(",", ":")),
+        }
 
     @staticmethod
     def _picture(view: GraphView) -> dict[str, Any]:

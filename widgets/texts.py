@@ -17,6 +17,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "step.seed": ("the seed", "初始梯度"),
     "step.forward": ("forward", "前向"),
     "step.double_backward": ("backward with create_graph", "create_graph 的反向传播"),
+    "step.during_node": (
+        "during backward #{n}, inside {node} (not the forward)",
+        "第 {n} 次反向传播中，在 {node} 内部（不是前向）",
+    ),
+    "step.during_backward": ("during backward #{n}", "第 {n} 次反向传播中"),
     "step.node_created": (
         "{when}: {node} created, output {shape}",
         "{when}：创建 {node}，输出 {shape}",
@@ -35,6 +40,20 @@ TEXTS: dict[str, tuple[str, str]] = {
     "step.backward_start": (
         "backward #{n} from {roots}{mode}: {count} nodes wait for gradients",
         "第 {n} 次反向传播，从 {roots} 开始{mode}：{count} 个节点在等待梯度",
+    ),
+    "step.inner_backward_start": (
+        "backward #{n} from {roots}{mode}, {inner}: {count} nodes wait for gradients",
+        "第 {n} 次反向传播，从 {roots} 开始{mode}，{inner}：{count} 个节点在等待梯度",
+    ),
+    "step.inner_of_node": ("an inner backward pass inside {node}", "{node} 内部的一次内层反向传播"),
+    "step.inner_of_pass": (
+        "an inner backward pass during backward #{outer}",
+        "第 {outer} 次反向传播中的一次内层反向传播",
+    ),
+    "step.not_drawn": (" ({k} of them not drawn)", "（其中 {k} 个图中未画出）"),
+    "step.inner_backward_end": (
+        "inner backward #{n} finished: backward #{outer} goes on",
+        "内层的第 {n} 次反向传播结束：第 {outer} 次反向传播继续",
     ),
     "step.retain_graph": (", retain_graph={value}", "，retain_graph={value}"),
     "step.create_graph": (", create_graph=True", "，create_graph=True"),
@@ -153,6 +172,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{path}：在播放器中点击边框可折叠",
     ),
     "node.freed": ("freed", "已释放"),
+    "node.hooked": ("? (saved through hooks)", "?（经由钩子保存）"),
     "legend.shape": (
         "[2, 3] under a name: the tensor's shape ([] is a scalar)",
         "名字下的 [2, 3]：张量的形状（[] 表示标量）",
@@ -173,6 +193,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "tip.freed": (
         "freed: a backward pass without retain_graph released it",
         "已释放：一次没有设置 retain_graph 的反向传播释放了它",
+    ),
+    "tip.hooked": (
+        "shape unknown (saved through hooks): only the unpack hook could tell, and the picture "
+        "does not run it",
+        "形状未知（经由钩子保存）：只有解包钩子才知道，而画图不会运行它",
     ),
     "tip.module": ("made in module {path}", "由模块 {path} 创建"),
     # --- the players (player.py, replay.py) ---------------------------------------------------
@@ -286,6 +311,122 @@ TEXTS: dict[str, tuple[str, str]] = {
     "ui.empty": ("(empty)", "（空）"),
     "ui.none": ("none", "无"),
     "ui.no_grad_yet": ("no .grad written yet", "还没有写入 .grad"),
+    # memory timeline (memory.py, memory_svg.py; `ui.memory.` entries go to player.js) --------
+    "memory.saved": ("saved tensors", "保存的张量"),
+    "memory.grads": ("gradients (.grad)", "梯度（.grad）"),
+    "memory.buffers": ("input buffers", "输入缓冲区"),
+    "memory.recomputed": ("recomputed in backward", "反向中重新计算"),
+    "memory.other": ("other nodes", "其他节点"),
+    "memory.head": (
+        "memory timeline: {steps} steps of the backward pass",
+        "内存时间线：反向传播共 {steps} 步",
+    ),
+    "memory.counted": (
+        "counted: bytes of the tensors as saved (each storage once), .grad and retained "
+        "gradients, gradients waiting in input buffers",
+        "统计：保存的张量的字节数（每块存储只算一次）、.grad 和保留的梯度、"
+        "在输入缓冲区里等待的梯度",
+    ),
+    "memory.peak": (
+        "peak {total} at step {step} ({where}): {parts}",
+        "峰值 {total}，在第 {step} 步（{where}）：{parts}",
+    ),
+    # what happened at a step (the peak's), by record kind (minigrad/core/events.py)
+    "memory.at.node_created": ("{node} being created", "创建 {node}"),
+    "memory.at.backward_start": ("the pass starting", "反向传播开始"),
+    "memory.at.edge": ("a gradient reaching {node}", "梯度到达 {node}"),
+    "memory.at.buffer_sum": (
+        "a gradient summed into {node}'s input buffer",
+        "梯度累加进 {node} 的输入缓冲区",
+    ),
+    "memory.at.ready": ("{node} becoming ready to run", "{node} 就绪"),
+    "memory.at.node_start": ("{node} starting", "{node} 开始运行"),
+    "memory.at.capture": (
+        "autograd.grad taking a gradient at {node}",
+        "autograd.grad 在 {node} 处取得梯度",
+    ),
+    "memory.at.hook": ("a hook on {node}", "{node} 上的钩子"),
+    "memory.at.hook_alone": ("a tensor hook", "张量上的钩子"),
+    "memory.at.node_run": ("{node} returning its gradients", "{node} 返回梯度"),
+    "memory.at.accumulate": ("{node} writing .grad", "{node} 写入 .grad"),
+    "memory.at.freed": ("{node} freeing its saved tensors", "{node} 释放保存的张量"),
+    "memory.at.error": ("an error in {node}", "{node} 出错"),
+    "memory.at.error_alone": ("an error", "出错"),
+    "memory.at.backward_end": ("the pass ending", "反向传播结束"),
+    "memory.start": ("at the start: {parts}", "开始时：{parts}"),
+    "memory.end": ("at the end: {parts}", "结束时：{parts}"),
+    "memory.axis_step": ("step", "步"),
+    "memory.band_tip": ("{node}: {category}, up to {bytes}", "{node}：{category}，最多 {bytes}"),
+    "memory.peak_label": ("peak {bytes}", "峰值 {bytes}"),
+    "memory.alt": (
+        "memory timeline chart, peak {peak}",
+        "内存时间线图，峰值 {peak}",
+    ),
+    "memory.page_title": ("Memory timeline", "内存时间线"),
+    "ui.memory.title": ("Memory held", "占用的内存"),
+    "ui.memory.readout": (
+        "step {step}: saved {saved} + grads {grads} + buffers {buffers} = {total}",
+        "第 {step} 步：保存 {saved} + 梯度 {grads} + 缓冲 {buffers} = {total}",
+    ),
+    "ui.memory.chart": ("memory held at each step", "每一步占用的内存"),
+    # pass diff (diff.py, diff_view.py, diff_player.py; `diff.ui.` entries go to diff.js) -------
+    "diff.made_in_backward": ("{name} (made in backward #{k})", "{name}（反向中新建 #{k}）"),
+    "diff.drawn_there": ("{title} (not drawn here)", "{title}（此图中未画出）"),
+    "diff.undrawn": ("{name} (not drawn #{k})", "{name}（图中未画出 #{k}）"),
+    "diff.during_backward": ("during backward #{n}", "第 {n} 次反向传播中"),
+    "diff.pass": ("{label}: {steps} steps; graph {graph}", "{label}：{steps} 步；计算图：{graph}"),
+    "diff.none": (
+        "no differences: the same nodes, the same steps, bit-identical gradients",
+        "没有差别：节点相同，步骤相同，梯度逐位相同",
+    ),
+    "diff.nodes_only": (
+        "nodes only in {label} ({n}): {names}",
+        "只在 {label} 中的节点（{n} 个）：{names}",
+    ),
+    "diff.made": (
+        "{label} made {n} nodes while running backward (e.g. a checkpoint recomputing its forward)",
+        "{label} 在反向传播中新建了 {n} 个节点（例如 checkpoint 重算前向）",
+    ),
+    "diff.steps_only": (
+        "steps only in {a}: {n_a}; only in {b}: {n_b}",
+        "只在 {a} 中的步骤：{n_a} 个；只在 {b} 中的步骤：{n_b} 个",
+    ),
+    "diff.moved": (
+        "steps both ran at different points: {n}",
+        "两遍都运行了、但先后位置不同的步骤：{n} 个",
+    ),
+    "diff.grads": (
+        "gradients of the {matched} aligned steps: {differs} differ beyond np.allclose, "
+        "{close} are allclose but not bit-identical",
+        "{matched} 个对齐步骤的梯度：{differs} 个超出 np.allclose 的容差，"
+        "{close} 个在容差之内但不逐位相同",
+    ),
+    "diff.torch_note": (
+        "note: torch's engine is watched from outside, so nothing done inside a node is recorded: "
+        "a torch checkpoint's recomputed forward (and a reentrant one's inner backward) never "
+        "shows as steps here; minigrad reports both",
+        "注意：torch 的引擎只能从外面观察，节点内部做的事都记录不到：torch checkpoint 重算的前向"
+        "（以及 reentrant 版本内部的那次反向传播）不会在这里显示为步骤；minigrad 会报告这两者",
+    ),
+    "diff.caption": ("{label}: {summary}", "{label}：{summary}"),
+    "diff.replay_note": (
+        "▶ Run this cell to step through the two passes (a live view replaces this picture).",
+        "▶ 运行这个单元格即可逐步对照两次传播（届时可交互的视图会替换这张图）。",
+    ),
+    "diff.hidden": ("… {n} identical steps", "… {n} 个相同的步骤"),
+    "diff.ui.status.same": ("same", "相同"),
+    "diff.ui.status.close": ("allclose, not bit-identical", "在容差之内，但不逐位相同"),
+    "diff.ui.status.differs": ("gradient differs", "梯度不同"),
+    "diff.ui.status.moved": ("ran at another point", "运行的先后位置不同"),
+    "diff.ui.status.only": ("only in {label}", "只在 {label} 中"),
+    "diff.ui.status": ("difference", "差别"),
+    "diff.ui.legend.only": ("orange frame: only in this pass", "橙色粗框：只在这一遍中"),
+    "diff.ui.legend.grad": (
+        "purple dashed frame: a gradient there differs",
+        "紫色虚线框：那里的梯度不同",
+    ),
+    "diff.ui.legend.current": ("blue: the current step's node", "蓝色：当前步骤的节点"),
+    "diff.ui.no_step": ("(no such step)", "（没有这一步）"),
 }
 
 

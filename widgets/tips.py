@@ -47,6 +47,8 @@ def node_tips(graph: Graph, drawing: Drawing, lang: str | None = None) -> dict[s
         shape = shape_line(node, lang)
         if shape:
             lines.append(shape)
+        elif node.hooked:
+            lines.append(say("tip.hooked", lang))
         if node.values is not None:
             lines.append(say("tip.values", lang, values=node.values))
         if node.grad is not None:

@@ -2,7 +2,7 @@
 
 torch does not report its engine's steps, so the explorer reads what torch keeps for itself:
 the Python dicts that hold tensors' and modules' hooks (torch calls whatever they hold), the
-`_saved_*` attributes of a node (they raise once freed), the metadata of a node's inputs, the
+`_raw_saved_*` attributes of a node (read without unpacking), the metadata of a node's inputs, the
 sequence number that orders its ready queue, and the engine's end-of-pass callback queue.
 minigrad mirrors some of these names (`_sequence_nr`, `_saved_*`), so the readers here work on
 its objects where they say so. When a torch release moves one of them, this is the file to mend.
@@ -11,9 +11,17 @@ its objects where they say so. When a torch release moves one of them, this is t
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
-SavedSlot = tuple[str, "tuple[int, ...] | None", bool]
+
+class SavedSlot(NamedTuple):
+    """One tensor a node saved for backward, as the explorer draws it."""
+
+    name: str
+    shape: tuple[int, ...] | None
+    freed: bool  # released by a backward without retain_graph
+    hooked: bool = False  # held by saved-tensor hooks: its shape is unknown without unpacking
+
 
 TENSOR_HOOKS = (("_backward_hooks", "tensor"), ("_post_accumulate_grad_hooks", "post_accumulate"))
 MODULE_HOOKS = (("_backward_hooks", "module"), ("_backward_pre_hooks", "module_pre"))
@@ -54,22 +62,45 @@ def output_shape(node: Any) -> tuple[int, ...] | None:
 
 
 def saved_slots(node: Any) -> list[SavedSlot]:
-    """(name, shape, freed) of each tensor a torch node saved: its `_saved_<name>` attributes,
-    which raise once a backward without retain_graph freed them. Saved non-tensors (sizes,
-    scalars) are left out."""
+    """Each tensor a torch node saved, from its `_raw_saved_<name>` SavedTensor, never unpacked:
+    unpacking runs the saved-tensor unpack hook, user code (checkpoint's recomputes its block).
+
+    No hooks: `.data` is the saved tensor itself (no in-place version check either). Hooks:
+    `.unpack_hook` is set and `.data` is whatever the pack hook returned, whose shape proves
+    nothing, so the shape stays unknown. Freed: both are None (the hooks go too), and
+    `_saved_<name>` raises without any hook to run; it gives None for an undefined optional
+    tensor (`bias=None`), left out like non-tensors (sizes). A saved list (an index's
+    `indices`) is not drawn, only said to be freed: its `_raw_saved_` raises then."""
     slots = []
-    for attr in dir(node):
-        if not attr.startswith("_saved_"):
+    attrs = dir(node)
+    for attr in attrs:
+        if not attr.startswith("_raw_saved_"):
             continue
-        name = attr[len("_saved_") :]
+        name = attr[len("_raw_saved_") :]
         try:
-            value = getattr(node, attr)
-        except RuntimeError:
-            slots.append((name, None, True))
+            raw = getattr(node, attr)
+        except RuntimeError:  # a freed list (a custom Function's has no `_saved_tensors`)
+            if f"_saved_{name}" in attrs:
+                slots.append(SavedSlot(name, None, True))
             continue
-        if hasattr(value, "grad_fn") and hasattr(value, "shape"):
-            slots.append((name, tuple(value.shape), False))
+        if isinstance(raw, tuple | list):
+            continue
+        if raw.unpack_hook is not None:
+            slots.append(SavedSlot(name, None, False, True))
+        elif raw.data is not None:
+            slots.append(SavedSlot(name, tuple(raw.data.shape), False))
+        elif _is_freed(node, f"_saved_{name}"):
+            slots.append(SavedSlot(name, None, True))
     return slots
+
+
+def _is_freed(node: Any, attr: str) -> bool:
+    """True when reading a saved tensor with no hook to run raises: freed (else undefined)."""
+    try:
+        getattr(node, attr)
+    except RuntimeError:
+        return True
+    return False
 
 
 def backward_hook_of(function: Any) -> tuple[Any, str] | None:

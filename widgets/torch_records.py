@@ -362,7 +362,7 @@ class BackwardHooks:
 
     def _flush_freed(self) -> None:
         for node in self.pending_free:
-            freed = [name for name, _, gone in adapters.saved_slots(node) if gone]
+            freed = [slot.name for slot in adapters.saved_slots(node) if slot.freed]
             if freed:
                 self._emit(events.freed(node=node, saved=freed))
         self.pending_free = []

@@ -19,8 +19,9 @@ from typing import Any
 
 from minigrad.autograd import record_steps
 
-from . import adapters, torch_records
+from . import adapters, memory_sizes, torch_records
 from .frames import make_frames
+from .memory import MemoryTimeline
 from .model import Graph
 from .modules import ModuleMap
 from .player import BackwardPlayer, ForwardPlayer, Player
@@ -68,6 +69,13 @@ class Trace:
         if nid not in titles:
             raise KeyError(f"{obj!r} is not part of this graph")
         return titles[nid]
+
+    def memory(self, lang: str | None = None) -> MemoryTimeline:
+        """The bytes held at each step of a recorded backward pass (memory.py)."""
+        sizes = getattr(self, "saved_sizes", None)
+        if sizes is None:
+            raise TypeError("memory() reads a backward trace: record it with record_backward")
+        return MemoryTimeline(self.records, self.builder, sizes, lang)
 
     def player(self, **options: Any) -> Player:
         """The animated player for this trace (options as for Player, e.g. `lang="zh"`)."""
@@ -172,7 +180,9 @@ class record_backward(Trace):  # noqa: N801 - used like a function: `with record
         self.builder = builder_for(self.forward, self.module, self.names)
         self.modules = self.builder.modules
         self.builder.add_roots(self.roots)
-        if any(adapters.is_torch(t) for t in self.roots):
+        torch = any(adapters.is_torch(t) for t in self.roots)  # saved bytes: read them now
+        self.saved_sizes = self._stack.enter_context(memory_sizes.watch(self.builder, torch))
+        if torch:
             self._hooks = self._stack.enter_context(
                 torch_records.BackwardHooks(self.records, self.roots, list(self.builder.tensor_id))
             )

@@ -126,9 +126,16 @@ class GraphBuilder:
         nid = self.node_id[node]
         module = g.nodes[nid].module
         if self.show_saved:
-            for name, shape, freed in adapters.saved_slots(node):
-                sid = g.add_node("saved", name, shape=shape, freed=freed, module=module).id
-                self.saved_id[(node, name)] = sid
+            for slot in adapters.saved_slots(node):
+                sid = g.add_node(
+                    "saved",
+                    slot.name,
+                    shape=slot.shape,
+                    freed=slot.freed,
+                    hooked=slot.hooked,
+                    module=module,
+                ).id
+                self.saved_id[(node, slot.name)] = sid
                 g.add_edge(sid, nid, "saved")
         for t in self.named_outputs.get(node, ()):
             self._seed(t, self._tensor_node(t), nid)
