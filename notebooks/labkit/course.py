@@ -162,6 +162,24 @@ COURSE: tuple[Lesson, ...] = (
         "advanced",
         ("10", "14", "15"),
     ),
+    Lesson(
+        "18",
+        "18_build_your_own_autograd.ipynb",
+        "Build your own autograd",
+        "动手写一个自己的 autograd",
+        75,
+        "advanced",
+        ("12", "14"),
+    ),
+    Lesson(
+        "19",
+        "19_autograd_at_scale.ipynb",
+        "Autograd at scale",
+        "大规模训练中的 autograd",
+        75,
+        "advanced",
+        ("09", "15", "17"),
+    ),
 )
 
 

@@ -149,7 +149,12 @@ class NotYet(Exception):
 
 def needs(*parts: int) -> None:
     """Stop a cell that uses the answers to these parts until their checks have passed."""
-    missing = [_PARTS[p] for p in parts if _PARTS[p] not in _PASSED]
+    wait_for([_PARTS[p] for p in parts if _PARTS[p] not in _PASSED])
+
+
+def wait_for(missing: list[str]) -> None:
+    """Raise NotYet naming these exercises (by their hint titles), if there are any: a lesson's
+    `needs` says which of its exercises a cell uses that have not passed their checks yet."""
     if missing:
         from .hints import title
 

@@ -4,7 +4,8 @@ Each check draws new shapes and values per call (a closure written for the lesso
 shape fails), includes the special cases of its op (a leading batch dim and a size-1
 dim for broadcasting, a square `a @ a` where one node is both inputs, logits far beyond exp's
 range, rows with a tiny spread where eps matters) and a large case where finite differences
-would need hundreds of forward evaluations. Every case goes through lesson18_probe.run_case.
+would need hundreds of forward evaluations. Every check runs its cases through
+lesson18_probe.run_check.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from .demo import verdict_or_demo
 from .hints import register
 from .language import say
 from .lesson18_bench import functional, int_tensor
-from .lesson18_probe import Case, drawn, run_case, stop
+from .lesson18_probe import Case, drawn, run_check
 
 register(
     "18",
@@ -94,18 +94,14 @@ def _dims(rng: np.random.Generator, k: int, low: int = 2, high: int = 7) -> list
 # --- matmul --------------------------------------------------------------------------------------
 
 
-def check_matmul(cls: Any, demo: bool = False) -> None:
-    """`a @ b` on the learner's class: 2-D inputs of new shapes, and `a @ a`."""
-    v = verdict_or_demo("Matmul backward", demo)
-    if not v.answered(cls, "Var"):
-        return stop(v)
-    rng = np.random.default_rng()
+def _matmul_cases(rng: np.random.Generator) -> list[Case]:
+    """2-D inputs of new shapes and `a @ a`, drawn afresh."""
     n, k, m = _dims(rng, 3)
     big_n, big_k, big_m = _dims(rng, 3, 8, 12)
     sq = int(rng.integers(2, 6))
     up = drawn(rng)
     pair = lambda vs: vs[0] @ vs[1]  # noqa: E731
-    cases = [
+    return [
         Case(
             say("larger matrices", "更大的矩阵"),
             _normal(rng, (big_n, big_k), (big_k, big_m)),
@@ -129,17 +125,17 @@ def check_matmul(cls: Any, demo: bool = False) -> None:
             up,
         ),
     ]
-    for case in cases:
-        if not run_case(v, cls, "a @ b", case, rng):
-            return stop(v)
-    v.done(
-        say(
-            "out.grad @ b.T and a.T @ out.grad, with fresh shapes every time, and two "
-            "contributions add up when a node is both inputs.",
-            "out.grad @ b.T 和 a.T @ out.grad，每次都换新的形状也对；同一个节点同时作两个输入时，"
-            "两份梯度也正确地加在了一起。",
-        )
+
+
+def check_matmul(cls: Any, demo: bool = False) -> None:
+    """`a @ b` on the learner's class: 2-D inputs of new shapes, and `a @ a`."""
+    success = say(
+        "out.grad @ b.T and a.T @ out.grad, with fresh shapes every time, and two "
+        "contributions add up when a node is both inputs.",
+        "out.grad @ b.T 和 a.T @ out.grad，每次都换新的形状也对；同一个节点同时作两个输入时，"
+        "两份梯度也正确地加在了一起。",
     )
+    run_check("Matmul backward", "a @ b", cls, demo, _matmul_cases, success)
 
 
 def _normal(rng: np.random.Generator, *shapes: tuple) -> list[np.ndarray]:
@@ -149,12 +145,8 @@ def _normal(rng: np.random.Generator, *shapes: tuple) -> list[np.ndarray]:
 # --- broadcasting add ----------------------------------------------------------------------------
 
 
-def check_add(cls: Any, demo: bool = False) -> None:
-    """`a + b` on the learner's class, over the ways broadcasting stretches an input."""
-    v = verdict_or_demo("Broadcasting add", demo)
-    if not v.answered(cls, "Var"):
-        return stop(v)
-    rng = np.random.default_rng()
+def _add_cases(rng: np.random.Generator) -> list[Case]:
+    """Every way broadcasting stretches an input, and `x + x`."""
     b, n, m = _dims(rng, 3)
     up = drawn(rng)
     plus = lambda vs: vs[0] + vs[1]  # noqa: E731
@@ -185,16 +177,17 @@ def check_add(cls: Any, demo: bool = False) -> None:
             up,
         )
     )
-    for case in cases:
-        if not run_case(v, cls, "a + b", case, rng):
-            return stop(v)
-    v.done(
-        say(
-            "each input's gradient is the upstream gradient summed over the dims broadcasting "
-            "added or stretched, for every way it can happen.",
-            "每个输入的梯度，都是上游梯度在广播新增或拉伸过的维度上求和的结果，各种广播方式都对。",
-        )
+    return cases
+
+
+def check_add(cls: Any, demo: bool = False) -> None:
+    """`a + b` on the learner's class, over the ways broadcasting stretches an input."""
+    success = say(
+        "each input's gradient is the upstream gradient summed over the dims broadcasting "
+        "added or stretched, for every way it can happen.",
+        "每个输入的梯度，都是上游梯度在广播新增或拉伸过的维度上求和的结果，各种广播方式都对。",
     )
+    run_check("Broadcasting add", "a + b", cls, demo, _add_cases, success)
 
 
 # --- softmax cross-entropy -----------------------------------------------------------------------
@@ -213,12 +206,8 @@ def _wrong_mean(arrays: list[np.ndarray], upstream: np.ndarray, targets: np.ndar
     )
 
 
-def check_cross_entropy(cls: Any, demo: bool = False) -> None:
-    """`logits.cross_entropy(targets)`: mean loss over rows, one node, stable for huge logits."""
-    v = verdict_or_demo("Softmax cross-entropy", demo)
-    if not v.answered(cls, "Var"):
-        return stop(v)
-    rng = np.random.default_rng()
+def _cross_entropy_cases(rng: np.random.Generator) -> list[Case]:
+    """A larger batch, a small one, and logits near 1000."""
     cases = []
     for lab, rows, classes, scale, shift in (
         (
@@ -240,16 +229,24 @@ def check_cross_entropy(cls: Any, demo: bool = False) -> None:
         targets = rng.integers(0, classes, size=rows)
         logits = rng.normal(size=(rows, classes)) * scale + shift
         cases.append(_ce_case(lab, logits, targets, rng, large=rows >= 10))
-    for case in cases:
-        if not run_case(v, cls, "logits.cross_entropy(targets)", case, rng):
-            return stop(v)
-    v.done(
-        say(
-            "one node, stable for huge logits, and its closure gives (softmax - one_hot) / N "
-            "times the upstream gradient.",
-            "只用一个节点，面对巨大的 logits 也稳定，它的闭包给出 (softmax - one_hot) / N "
-            "再乘以上游梯度。",
-        )
+    return cases
+
+
+def check_cross_entropy(cls: Any, demo: bool = False) -> None:
+    """`logits.cross_entropy(targets)`: mean loss over rows, one node, stable for huge logits."""
+    success = say(
+        "one node, stable for huge logits, and its closure gives (softmax - one_hot) / N "
+        "times the upstream gradient.",
+        "只用一个节点，面对巨大的 logits 也稳定，它的闭包给出 (softmax - one_hot) / N "
+        "再乘以上游梯度。",
+    )
+    run_check(
+        "Softmax cross-entropy",
+        "logits.cross_entropy(targets)",
+        cls,
+        demo,
+        _cross_entropy_cases,
+        success,
     )
 
 
@@ -293,12 +290,8 @@ def _constant_statistics(arrays: list[np.ndarray], upstream: np.ndarray) -> tupl
     )
 
 
-def check_layer_norm(cls: Any, demo: bool = False) -> None:
-    """`x.layer_norm()`: normalise over the last dim (eps 1e-5, no scale or shift), one node."""
-    v = verdict_or_demo("Layer norm", demo)
-    if not v.answered(cls, "Var"):
-        return stop(v)
-    rng = np.random.default_rng()
+def _layer_norm_cases(rng: np.random.Generator) -> list[Case]:
+    """Matrices, (batch, time, features) tensors, and rows where eps matters."""
     n, d, t = _dims(rng, 3, 3, 8)
     up = drawn(rng)
 
@@ -308,7 +301,7 @@ def check_layer_norm(cls: Any, demo: bool = False) -> None:
     def norm(vs: list) -> Any:
         return vs[0].layer_norm()
 
-    cases = [
+    return [
         Case(
             say("a larger tensor", "更大的张量"),
             _normal(rng, (3 * n, 16)),
@@ -346,13 +339,13 @@ def check_layer_norm(cls: Any, demo: bool = False) -> None:
             True,
         ),
     ]
-    for case in cases:
-        if not run_case(v, cls, "x.layer_norm()", case, rng):
-            return stop(v)
-    v.done(
-        say(
-            "one node normalising the last dim, whose closure carries the mean's and the "
-            "variance's share of the gradient.",
-            "一个在最后一维上做归一化的节点，它的闭包把均值和方差那两份梯度也算了进去。",
-        )
+
+
+def check_layer_norm(cls: Any, demo: bool = False) -> None:
+    """`x.layer_norm()`: normalise over the last dim (eps 1e-5, no scale or shift), one node."""
+    success = say(
+        "one node normalising the last dim, whose closure carries the mean's and the "
+        "variance's share of the gradient.",
+        "一个在最后一维上做归一化的节点，它的闭包把均值和方差那两份梯度也算了进去。",
     )
+    run_check("Layer norm", "x.layer_norm()", cls, demo, _layer_norm_cases, success)

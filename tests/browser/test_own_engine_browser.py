@@ -1,10 +1,11 @@
 """The explorer on a learner's own engine (widgets/own_engine.py) in JupyterLab + headless Chromium.
 
-A notebook writes a small micrograd-style engine, draws its graph with `draw_own` and replays
-its backward with `record_own_backward`; in light and dark, English and Chinese:
-the static picture and the player render, a leaf named `<b>&x` stays text, stepping moves the
-seed along the root's edge and writes a leaf's `.grad`, the last step ends the pass, the page
-raises no JavaScript error; the player's `save_html` page replays the same steps offline.
+A notebook holds a small micrograd-style engine (`Val`, from tests/widgets/own_engines.py, which
+the widget tests draw too), draws its graph with `draw_own` and replays its backward with
+`record_own_backward`; in light and dark, English and Chinese: the static picture and the player
+render, a leaf named `<b>&x` stays text, stepping moves the seed along the root's edge and writes a
+leaf's `.grad`, the last step ends the pass, the page raises no JavaScript error; the player's
+`save_html` page replays the same steps offline.
 Screenshots: artifacts/screenshots/own-engine-*.png (the saved page: own-engine-saved-*.png).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -23,66 +25,12 @@ expect = pytest.importorskip("playwright.sync_api").expect  # skip cleanly witho
 
 OUT = ".jp-OutputArea-output"
 EVIL = "<b>&x"
-ENGINE = '''import math
-from widgets import draw_own, record_own_backward, set_language
+ENGINE = (Path(__file__).resolve().parents[1] / "widgets" / "own_engines.py").read_text()
+SETUP = """from widgets import draw_own, record_own_backward, set_language
 
-set_language({lang!r})
-
-
-class Value:
-    """A number that remembers how it was made (the learner's engine)."""
-
-    def __init__(self, data, parents=(), op="", label=""):
-        self.data, self.grad, self.label = data, 0.0, label
-        self._prev, self._op = parents, op
-        self._backward = lambda: None
-
-    def __add__(self, other):
-        out = Value(self.data + other.data, (self, other), "+")
-
-        def _backward():
-            self.grad += out.grad
-            other.grad += out.grad
-
-        out._backward = _backward
-        return out
-
-    def __mul__(self, other):
-        out = Value(self.data * other.data, (self, other), "*")
-
-        def _backward():
-            self.grad += other.data * out.grad
-            other.grad += self.data * out.grad
-
-        out._backward = _backward
-        return out
-
-    def tanh(self):
-        t = math.tanh(self.data)
-        out = Value(t, (self,), "tanh")
-
-        def _backward():
-            self.grad += (1 - t * t) * out.grad
-
-        out._backward = _backward
-        return out
-
-    def backward(self):
-        order, seen = [], set()
-
-        def visit(v):
-            if id(v) not in seen:
-                seen.add(id(v))
-                for p in v._prev:
-                    visit(p)
-                order.append(v)
-
-        visit(self)
-        self.grad = 1.0
-        for v in reversed(order):
-            v._backward()'''
-GRAPH = f"""a = Value(0.5, label="a")
-w = Value(-1.5, label={EVIL!r})
+set_language({lang!r})"""
+GRAPH = f"""a = Val(0.5, label="a")
+w = Val(-1.5, label={EVIL!r})
 h = a * w
 loss = (h + a).tanh() * w
 draw_own(loss, names={{"h": h}})"""
@@ -99,7 +47,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def notebook(lang: str, saved: str) -> nbformat.NotebookNode:
-    cells = [ENGINE.format(lang=lang), GRAPH, REPLAY, SAVE.format(path=saved)]
+    cells = [ENGINE, SETUP.format(lang=lang), GRAPH, REPLAY, SAVE.format(path=saved)]
     return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
 
 

@@ -658,7 +658,8 @@ def test_17_frame_imports_hint_and_solution_and_ends_with_summary_and_next(noteb
     last = [c.source for c in notebook.cells if c.cell_type == "markdown"][-1]
     assert last.splitlines()[0] in ("## Summary", "## 小结")
     closing = last.rstrip().split("\n\n")[-1]  # the last paragraph
-    assert closing.startswith(("Next:", "接下来："))
+    assert closing.startswith(("Next:", "下一课："))
+    assert "(18_build_your_own_autograd.ipynb)" in closing  # lesson 18 follows on the map
     assert "next_steps.ipynb" in closing and "explorer_demo.ipynb" in closing
 
 

@@ -83,9 +83,10 @@ def total(self):
     return out
 
 
-def backward(self):
+def post_order(root):
+    """Every node reachable from root, each after its parents: the solution's iterative walk."""
     order, visited = [], set()
-    stack = [(self, False)]
+    stack = [(root, False)]
     while stack:
         n, parents_done = stack.pop()
         if parents_done:
@@ -94,8 +95,12 @@ def backward(self):
             visited.add(n)
             stack.append((n, True))
             stack.extend((p, False) for p in n.parents)
+    return order
+
+
+def backward(self):
     self.grad = np.ones_like(self.data)
-    for n in reversed(order):
+    for n in reversed(post_order(self)):
         n._backward()
 
 
@@ -253,16 +258,7 @@ def no_visited_set(self):
 
 
 def no_seed(self):
-    order, visited, stack = [], set(), [(self, False)]
-    while stack:
-        n, parents_done = stack.pop()
-        if parents_done:
-            order.append(n)
-        elif n not in visited:
-            visited.add(n)
-            stack.append((n, True))
-            stack.extend((p, False) for p in n.parents)
-    for n in reversed(order):
+    for n in reversed(post_order(self)):
         n._backward()
 
 
@@ -287,16 +283,7 @@ def with_graphlib(self):
 
 def through_minigrad(self):
     """Rebuild the graph in minigrad and let its engine differentiate."""
-    made = {}
-    order, visited, stack = [], set(), [(self, False)]
-    while stack:
-        n, parents_done = stack.pop()
-        if parents_done:
-            order.append(n)
-        elif n not in visited:
-            visited.add(n)
-            stack.append((n, True))
-            stack.extend((p, False) for p in n.parents)
+    made, order = {}, post_order(self)
     ops = {"*": lambda a, b: a * b, "tanh": mg.Tensor.tanh, "exp": mg.Tensor.exp}
     ops["sum"] = mg.Tensor.sum
     for n in order:
@@ -313,15 +300,7 @@ def through_minigrad(self):
 def through_torch(self):
     import torch
 
-    made, order, visited, stack = {}, [], set(), [(self, False)]
-    while stack:
-        n, parents_done = stack.pop()
-        if parents_done:
-            order.append(n)
-        elif n not in visited:
-            visited.add(n)
-            stack.append((n, True))
-            stack.extend((p, False) for p in n.parents)
+    made, order = {}, post_order(self)
     ops = {"*": lambda a, b: a * b, "tanh": torch.tanh, "exp": torch.exp, "sum": torch.sum}
     for n in order:
         made[n] = (
