@@ -94,11 +94,15 @@ class Player(anywidget.AnyWidget):
         speed: float = 1.0,
         frame: int = 0,
         lang: str | None = None,
+        memory: bool = False,
     ) -> None:
+        """memory: show the pass's memory timeline under the drawing (a backward trace only;
+        `trace.memory()` is the same chart on its own). Off by default: every player would
+        grow by a chart, and a pass of thousands of steps takes a while to measure."""
         lang = resolve(lang)
         t0 = time.perf_counter()
         frames = FrameMaker(trace.builder, lang).run(trace.records)
-        memory = self._memory(trace, lang)  # (its time counts in frames_ms)
+        memory = self._memory(trace, lang) if memory else {}  # (its time counts in frames_ms)
         t1 = time.perf_counter()
         view = trace.draw(
             collapse=collapse, legend=legend, max_nodes=max_nodes, rankdir=rankdir, lang=lang

@@ -10,6 +10,7 @@ from . import hints, learner_progress
 from .language import say
 
 UNANSWERED = Ellipsis  # student copies leave `...` where the answer goes
+PASSED: set[str] = set()  # exercises whose check passed in this kernel (what `needs` asks)
 
 
 class Verdict:
@@ -43,6 +44,7 @@ class Verdict:
             if offer:
                 print(f"  {offer}")
             return False
+        PASSED.add(self.exercise)
         print(say(f"✓ {title}: {success}", f"✓ {title}：{success}"))
         return True
 
@@ -66,3 +68,28 @@ def close(actual: Any, expected: Any, rtol: float = 1e-5, atol: float = 1e-6) ->
     except (TypeError, ValueError):
         return False
     return a.shape == e.shape and bool(np.allclose(a, e, rtol=rtol, atol=atol))
+
+
+class NotYet(Exception):
+    """Raised by `needs`: shown as its message alone, without a traceback."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]
+
+
+def needs(*exercises: str) -> None:
+    """Stop a cell that uses the learner's answers to `exercises` (English titles) until their
+    checks have passed in this kernel: the cell then says which, instead of failing somewhere
+    inside with an error about the learner's unfinished code."""
+    missing = [e for e in exercises if e not in PASSED]
+    if missing:
+        names = ", ".join(f"“{hints.title(e)}”" for e in missing)
+        names_zh = "、".join(f"「{hints.title(e)}」" for e in missing)
+        raise NotYet(
+            say(
+                f"This cell uses your answer to {names}: run its check until it passes "
+                "(`hint()` helps, then `solution()`).",
+                f"这个单元格要用到你对{names_zh}的答案：先运行它的检查，直到通过"
+                "（可以用 `hint()`，最后还有 `solution()`）。",
+            )
+        )

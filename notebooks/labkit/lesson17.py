@@ -45,8 +45,8 @@ import minigrad.core.saved as saved_module
 from minigrad.autograd import record_steps
 from minigrad.core.observe import LISTENERS
 
-from . import outsourced
-from .feedback import Verdict, close
+from . import feedback, outsourced
+from .feedback import NotYet, Verdict, close  # noqa: F401 (NotYet: what `needs` raises)
 from .hints import register
 from .language import say
 
@@ -126,48 +126,12 @@ register(
 
 # --- the cells after an exercise use the learner's answer: they wait for its check to pass ------
 
-_PASSED: set[str] = set()  # exercises whose check passed in this kernel
 _PARTS = {1: TRAIN, 2: SILU, 3: PENALTY, 4: BLOCKS}
-
-
-class _Verdict(Verdict):
-    """A verdict that also remembers, for `needs`, that its exercise passed."""
-
-    def done(self, success: str) -> bool:
-        ok = super().done(success)
-        if ok:
-            _PASSED.add(self.exercise)
-        return ok
-
-
-class NotYet(Exception):
-    """Raised by `needs`: shown as its message alone, without a traceback."""
-
-    def _render_traceback_(self) -> list[str]:
-        return [str(self)]
 
 
 def needs(*parts: int) -> None:
     """Stop a cell that uses the answers to these parts until their checks have passed."""
-    wait_for([_PARTS[p] for p in parts if _PARTS[p] not in _PASSED])
-
-
-def wait_for(missing: list[str]) -> None:
-    """Raise NotYet naming these exercises (by their hint titles), if there are any: a lesson's
-    `needs` says which of its exercises a cell uses that have not passed their checks yet."""
-    if missing:
-        from .hints import title
-
-        names = ", ".join(f"“{title(e)}”" for e in missing)
-        names_zh = "、".join(f"「{title(e)}」" for e in missing)
-        raise NotYet(
-            say(
-                f"This cell uses your answer to {names}: run its check until it passes "
-                "(`hint()` helps, then `solution()`).",
-                f"这个单元格要用到你对{names_zh}的答案：先运行它的检查，直到通过"
-                "（可以用 `hint()`，最后还有 `solution()`）。",
-            )
-        )
+    feedback.needs(*(_PARTS[p] for p in parts))
 
 
 def _stop(v: Verdict) -> None:
@@ -490,7 +454,7 @@ def _script_error(err: Exception) -> str:
 def check_train(train: Any) -> None:
     """The repaired script: no in-place write to a saved tensor, no broadcast in the loss, and
     `.grad` cleared every step; the same parameters as a correct loop on unseen data."""
-    v = _Verdict(TRAIN)
+    v = Verdict(TRAIN)
     if not v.answered(train, "train"):
         return _stop(v)
     run = _ScriptRun(train)
@@ -768,7 +732,7 @@ def check_silu(cls: Any) -> None:
     """`cls.apply(x)` = x·sigmoid(x) with its own backward: gradcheck and gradgradcheck pass on
     unseen float64 inputs, float32 gradients are exact, and backward neither runs another backward
     pass nor calls the forward or the built-in silu."""
-    v = _Verdict(SILU)
+    v = Verdict(SILU)
     if not v.answered(cls, "SiLU"):
         return _stop(v)
     if not v.require(
@@ -1067,7 +1031,7 @@ def _penalty_error(err: Exception) -> str:
 def check_penalty(penalized_loss: Any) -> None:
     """`penalized_loss(model, loss_fn, x, y, weight)` = loss + weight·‖∂loss/∂x‖², built by a
     create_graph pass whose nodes the total's own backward then runs through."""
-    v = _Verdict(PENALTY)
+    v = Verdict(PENALTY)
     if not v.answered(penalized_loss, "penalized_loss"):
         return _stop(v)
     model = _PenaltyModel()
@@ -1344,7 +1308,7 @@ def _budget() -> tuple[int, int]:
 def check_checkpointed(run_blocks: Any) -> None:
     """`run_blocks(blocks, x)`: the same output and gradients as running the blocks plainly, with
     the peak of saved bytes (forward and backward) under a third of the plain peak."""
-    v = _Verdict(BLOCKS)
+    v = Verdict(BLOCKS)
     if not v.answered(run_blocks, "run_blocks"):
         return _stop(v)
     blocks, x = _check_blocks(), _check_input()

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from . import feedback
 from .calls import calls_where
 from .demo import verdict_or_demo
 from .hints import register
@@ -32,7 +33,30 @@ from .lesson18_bench import (
 from .lesson18_ops import check_add, check_cross_entropy, check_layer_norm, check_matmul
 from .lesson18_probe import close, handed_over, raised, stop
 
-__all__ = ["check_add", "check_backward", "check_cross_entropy", "check_layer_norm", "check_matmul"]
+__all__ = [
+    "check_add",
+    "check_backward",
+    "check_cross_entropy",
+    "check_layer_norm",
+    "check_matmul",
+    "needs",
+]
+
+# the exercises by their number in the lesson, for `needs`
+_PARTS = {
+    1: "Backward pass",
+    2: "Matmul backward",
+    3: "Broadcasting add",
+    4: "Softmax cross-entropy",
+    5: "Layer norm",
+}
+
+
+def needs(*parts: int) -> None:
+    """Stop a cell that uses the answers to these exercises until their checks have passed (in a
+    learner's copy, before then, the cell would fail inside the unfinished code)."""
+    feedback.needs(*(_PARTS[p] for p in parts))
+
 
 CHAIN = 5000  # nodes in the chain: deeper than the recursion limit (1000; 3000 in Jupyter)
 

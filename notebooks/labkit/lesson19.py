@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from . import lesson19_amp, lesson19_ddp
-from .lesson17 import NotYet, wait_for
+from . import feedback, lesson19_amp, lesson19_ddp
+from .feedback import NotYet
 from .lesson19_ddp import all_reduce, buckets_of
 
 __all__ = [
@@ -33,25 +33,22 @@ __all__ = [
     "quiet_stderr",
 ]
 
-_PASSED: set[str] = set()  # exercises whose check passed in this kernel
 _PARTS = {1: lesson19_ddp.REDUCER, 2: lesson19_amp.SCALED}
 
 
 def check_reducer(reducer_class: Any) -> None:
-    """Part 1's check (lesson19_ddp.check_reducer); remembers a pass for `needs`."""
-    if lesson19_ddp.check_reducer(reducer_class):
-        _PASSED.add(lesson19_ddp.REDUCER)
+    """Part 1's check (lesson19_ddp.check_reducer)."""
+    lesson19_ddp.check_reducer(reducer_class)
 
 
 def check_scaled_step(scaled_step: Any) -> None:
-    """Part 2's check (lesson19_amp.check_scaled_step); remembers a pass for `needs`."""
-    if lesson19_amp.check_scaled_step(scaled_step):
-        _PASSED.add(lesson19_amp.SCALED)
+    """Part 2's check (lesson19_amp.check_scaled_step)."""
+    lesson19_amp.check_scaled_step(scaled_step)
 
 
 def needs(*parts: int) -> None:
     """Stop a cell that uses the answers to these parts until their checks have passed."""
-    wait_for([_PARTS[p] for p in parts if _PARTS[p] not in _PASSED])
+    feedback.needs(*(_PARTS[p] for p in parts))
 
 
 @contextmanager

@@ -34,7 +34,7 @@ def checkpointed_mlp():
 """
 CELLS = [
     PROGRAM + "\nset_language({lang!r})",
-    "bwd = checkpointed_mlp()\nbwd.player()",
+    "bwd = checkpointed_mlp()\nbwd.player(memory=True)",
     "bwd.memory()",
 ]
 LANG = {"en": None, "zh": "zh_CN"}
@@ -68,7 +68,7 @@ def shoot(page, element, name: str) -> None:
 def banded_frame() -> tuple[int, str]:
     """A frame whose node has a band of its own in the chart, and another node that has one."""
     bwd = checkpointed_mlp()
-    player = bwd.player()
+    player = bwd.player(memory=True)
     ids = re.findall(r'data-node="(n\d+)"', player.memory_svg)
     k = next(k for k, f in enumerate(player.frames) if k and f.get("node") in ids)
     return k, next(i for i in ids if i != player.frames[k]["node"])
@@ -150,7 +150,7 @@ model = mg.nn.Sequential(mg.nn.Linear(4, 8), mg.nn.Tanh(), mg.nn.Linear(8, 2))
 loss = model(mg.randn(3, 4)).pow(2).mean()
 with record_backward(loss, module=model) as bwd:
     loss.backward()
-bwd.player(collapse=True)"""
+bwd.player(collapse=True, memory=True)"""
 
 
 def test_pointing_at_a_module_box_brings_out_the_bands_of_its_nodes(lab, lab_page):
@@ -161,7 +161,7 @@ def test_pointing_at_a_module_box_brings_out_the_bands_of_its_nodes(lab, lab_pag
     expect(root).to_have_count(1, timeout=60_000)
     scope: dict = {}
     exec(BOXED, scope)  # noqa: S102 - the test's own program, run here too: the box's nodes
-    members = set(scope["bwd"].player(collapse=True).boxes["m1"])  # the first Linear's
+    members = set(scope["bwd"].player(collapse=True, memory=True).boxes["m1"])  # the first Linear's
     root.locator('.mg-graph g.mg-box[id="m1"]').hover()
     expect(root.locator(".mg-memory-chart")).to_have_class(re.compile(r"\bmg-mem-pointing\b"))
     pointed = root.locator(".mg-mem-pointed").evaluate_all("els => els.map(e => e.dataset.node)")
@@ -198,7 +198,7 @@ def test_both_saved_pages_render_offline(chromium, tmp_path):
     bwd = checkpointed_mlp()
     pages = {
         "memory-page.png": bwd.memory().save_html(tmp_path / "memory.html"),
-        "memory-replay.png": bwd.player().save_html(tmp_path / "replay.html"),
+        "memory-replay.png": bwd.player(memory=True).save_html(tmp_path / "replay.html"),
     }
     SHOT_DIR.mkdir(parents=True, exist_ok=True)
     ctx = chromium.new_context(viewport={"width": 1200, "height": 900}, offline=True)

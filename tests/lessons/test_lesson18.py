@@ -679,3 +679,18 @@ def test_a_check_prints_its_verdict_and_returns_nothing(said, capsys):
 def test_a_demo_is_labelled_and_offers_no_hint(said):
     out = said(lesson18.check_matmul, make_var(__matmul__=closure(_upstream_ignored)), demo=True)
     assert out.startswith("Demo, not your answer") and "hint()" not in out, out
+
+
+def test_cells_after_an_exercise_wait_for_its_check_to_pass(monkeypatch):
+    """A learner's copy runs its cells before the exercises are done: the cells that use an
+    answer say which check to pass first, without a traceback, instead of failing inside it."""
+    from labkit import feedback
+
+    monkeypatch.setattr(feedback, "PASSED", set())
+    with pytest.raises(feedback.NotYet, match="Backward pass") as caught:
+        lesson18.needs(1)
+    assert caught.value._render_traceback_() == [str(caught.value)]
+    feedback.PASSED.add("Backward pass")
+    lesson18.needs(1)
+    with pytest.raises(feedback.NotYet, match="Matmul backward.*Layer norm"):
+        lesson18.needs(1, 2, 5)

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-from labkit import lesson19
+from labkit import feedback, lesson19
 from labkit.lesson19_amp import check_scaled_step
 from labkit.lesson19_ddp import _Problem, all_reduce, buckets_of, check_reducer
 
@@ -393,7 +393,7 @@ def test_the_reference_is_torchs_grad_scaler():
 
 
 def test_needs_waits_for_the_check(capsys):
-    lesson19._PASSED.clear()
+    feedback.PASSED.clear()
     with pytest.raises(lesson19.NotYet, match="the bucketed reducer"):
         lesson19.needs(1)
     lesson19.check_reducer(Reducer)

@@ -245,7 +245,8 @@ def test_the_player_carries_the_chart_and_per_frame_totals(tmp_path):
     loss, _, _ = mlp_loss("torch")
     with record_backward(loss) as bwd:
         loss.backward()
-    player = bwd.player(lang="zh")
+    assert bwd.player().memory_json == ""  # asked for: a player has no chart by default
+    player = bwd.player(lang="zh", memory=True)
     data = json.loads(player.memory_json)
     m = bwd.memory()
     assert [len(column) for column in data["totals"]] == [len(player.frames)] * 3
