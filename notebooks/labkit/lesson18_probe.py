@@ -103,27 +103,35 @@ def handed_over(seen: Any) -> str | None:
     )
 
 
-_UNBROADCAST = (
-    "A gradient must have the shape of its input: where the forward broadcast an input, sum the "
-    "upstream gradient down to that input's shape before adding it into .grad.",
-    "梯度必须和它的输入形状相同：前向计算在哪里广播了输入，就先把上游梯度在那些维度上求和、"
-    "还原成输入的形状，再加进 .grad。",
-)
-_SHAPES = (
-    "A gradient has its input's shape: let the shapes decide which product (and which "
-    "transpose) gives it, and take every shape from the arrays the closure reads (out.grad, the "
-    "inputs' data), never from one example's numbers: the check draws new shapes every time.",
-    "梯度的形状就是它的输入的形状：让形状来决定用哪个乘积（以及在哪里转置），并且每个形状"
-    "都要取自闭包读取的数组（out.grad、输入的数据），而不能来自某个例子里的数字：检查每次都会"
-    "抽取新的形状。",
-)
-
-
-def _value_error(what: str, case: Case, err: Exception, advice: tuple[str, str]) -> str:
-    """A closure's ValueError, named, then the advice (English, Chinese) for its likely cause."""
+def _unbroadcast() -> str:
     return say(
-        f"{what}'s backward raised ValueError ({case.label}): {err}. " + advice[0],
-        f"{what} 的反向闭包（{case.label}）抛出了 ValueError（{err}）。" + advice[1],
+        "A gradient must have the shape of its input: where the forward broadcast an input, sum "
+        "the upstream gradient down to that input's shape before adding it into .grad.",
+        "梯度必须和它的输入形状相同：前向计算在哪里广播了输入，就先把上游梯度在那些维度上求和、"
+        "还原成输入的形状，再加进 .grad。",
+    )
+
+
+def _shapes() -> str:
+    return say(
+        "A gradient has its input's shape: let the shapes decide which product (and which "
+        "transpose) gives it, and take every shape from the arrays the closure reads (out.grad, "
+        "the inputs' data), never from one example's numbers: the check draws new shapes every "
+        "time.",
+        "梯度的形状就是它的输入的形状：让形状来决定用哪个乘积（以及在哪里转置），并且每个形状"
+        "都要取自闭包读取的数组（out.grad、输入的数据），而不能来自某个例子里的数字：检查每次都会"
+        "抽取新的形状。",
+    )
+
+
+def _value_error(what: str, case: Case, err: Exception, advice: str) -> str:
+    """A closure's ValueError, named, then the advice for its likely cause."""
+    return (
+        say(
+            f"{what}'s backward raised ValueError ({case.label}): {err}. ",
+            f"{what} 的反向闭包（{case.label}）抛出了 ValueError（{err}）。",
+        )
+        + advice
     )
 
 
@@ -199,9 +207,9 @@ def run_case(v: Verdict, cls: type, what: str, case: Case, rng: np.random.Genera
             out._backward()
     except Exception as err:  # noqa: BLE001 - the learner's closure: say what it raised
         if case.broadcasts and isinstance(err, ValueError) and "broadcast" in str(err):
-            return v.require(False, _value_error(what, case, err, _UNBROADCAST))
+            return v.require(False, _value_error(what, case, err, _unbroadcast()))
         if isinstance(err, ValueError) and any(w in str(err) for w in ("shape", "mismatch")):
-            return v.require(False, _value_error(what, case, err, _SHAPES))
+            return v.require(False, _value_error(what, case, err, _shapes()))
         return raised(v, f"{what}'s backward ({case.label})", err)
     if not v.require(handed_over(seen) is None, handed_over(seen) or ""):
         return False

@@ -86,7 +86,13 @@ def aot_graphs(fn: Callable[..., Any], *args: Any) -> dict[str, Any]:
             graph, example_inputs, fw_compiler=keep("forward"), bw_compiler=keep("backward")
         )
 
-    torch._dynamo.reset()
-    out = torch.compile(fn, backend=backend)(*args)
-    out.backward()
+    # compiling switches off, for the whole process, the argument checks of every
+    # torch.distributions object made afterwards (Distribution's default validate_args): put back
+    validate = torch.distributions.Distribution._validate_args
+    try:
+        torch._dynamo.reset()
+        out = torch.compile(fn, backend=backend)(*args)
+        out.backward()
+    finally:
+        torch.distributions.Distribution.set_default_validate_args(validate)
     return graphs

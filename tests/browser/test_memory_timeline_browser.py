@@ -78,6 +78,42 @@ def marker_x(root) -> float:
     return float(root.locator(".mg-memory-chart").get_attribute("data-marker-x"))
 
 
+# at the marker's x: the bytes the bands drawn there stand for (the browser's own fill test,
+# every 0.05 SVG units from the top tick down to the axis: a point in any band's fill counts
+# once, so a band hidden under another counts for nothing) and the bands drawn there that do
+# not show (the paper's fill, faded, hidden)
+DRAWN_AT_MARKER = """svg => {
+  const x = Number(svg.parentElement.dataset.markerX);
+  const ticks = [...svg.querySelectorAll("text.mg-mem-text[dy]")].map(
+    (t) => [Number(t.getAttribute("y")), Number(t.textContent.replace(/[^0-9]/g, ""))]);
+  const [axis] = ticks[0], [top, topBytes] = ticks[ticks.length - 1];
+  const paper = getComputedStyle(svg.querySelector(".mg-mem-paper")).fill;
+  const bands = [...svg.querySelectorAll(".mg-mem-band")];
+  const drawn = new Set();
+  let filled = 0;
+  for (let y = top; y <= axis; y += 0.05) {
+    const here = bands.filter((band) => band.isPointInFill(new DOMPoint(x, y)));
+    if (here.length) filled++;
+    for (const band of here) drawn.add(band);
+  }
+  const hidden = [...drawn].filter((band) => {
+    const style = getComputedStyle(band);
+    return style.fill === paper || style.opacity !== "1" || style.visibility !== "visible";
+  }).map((band) => band.getAttribute("class") + " " + band.dataset.node);
+  return [filled * 0.05 / (axis - top) * topBytes, (axis - top) / topBytes, hidden];
+}"""
+
+
+def check_drawn_total(root) -> None:
+    """The bands under the marker show, and are as tall as the readout's total."""
+    memory = root.locator(".mg-memory")
+    readout = memory.locator(".mg-memory-readout").inner_text()
+    total = int(re.search(r"= ([\d,]+) B$", readout)[1].replace(",", ""))
+    drawn, per_byte, hidden = memory.locator("svg").evaluate(DRAWN_AT_MARKER)
+    assert hidden == []
+    assert abs(drawn - total) <= 0.15 / per_byte, (drawn, total)  # 3 samples
+
+
 def check_panel(root, lang: str, theme: str | None):
     """Shown under the drawing, worded in `lang`, marker moving with the steps, steps counted
     as the player counts them, bands lit (the frame's node's; a node pointed at: its own).
@@ -95,6 +131,12 @@ def check_panel(root, lang: str, theme: str | None):
     root.locator("input.mg-slider").fill(str(k))
     expect(root).to_have_attribute("data-frame", str(k))
     expect(memory.locator(".mg-mem-hot").first).to_be_attached()
+    check_drawn_total(root)
+    root.locator("input.mg-slider").fill("20")  # step 21: the checkpoint node's two bands
+    expect(memory.locator(".mg-memory-readout")).to_contain_text("= 776 B")
+    check_drawn_total(root)
+    root.locator("input.mg-slider").fill(str(k))
+    expect(root).to_have_attribute("data-frame", str(k))
     # the readout numbers steps as the player's counter does: from 1
     expect(root.locator(".mg-counter")).to_have_text(re.compile(rf"^{k + 1} / "))
     expect(memory.locator(".mg-memory-readout")).to_contain_text(
@@ -107,13 +149,13 @@ def check_panel(root, lang: str, theme: str | None):
     pointed = memory.locator(".mg-mem-pointed")
     assert pointed.count() >= 1
     assert set(pointed.evaluate_all("els => els.map(e => e.dataset.node)")) == {other}
-    return other
     drawing = root.locator(".mg-graph").bounding_box()
     assert memory.bounding_box()["y"] >= drawing["y"] + drawing["height"] - 1  # under it
     if theme is not None:
         paper = memory.locator(".mg-mem-paper").evaluate("e => getComputedStyle(e).fill")
         words = memory.locator(".mg-mem-text").first.evaluate("e => getComputedStyle(e).fill")
         assert (paper == WHITE) == (theme == "light") and paper != words
+    return other
 
 
 @pytest.mark.parametrize(("theme", "lang"), [("light", "en"), ("dark", "zh")])

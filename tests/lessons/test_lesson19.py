@@ -439,3 +439,14 @@ def test_notebook_frame(folder):
         assert not any(o.get("output_type") == "error" for o in c.outputs), c.source[:60]
         assert "USDT" not in str(c.outputs)
     assert sum("<details>" in c.source for c in nb.cells if c.cell_type == "markdown") >= 6
+
+
+def test_aot_graphs_leaves_torch_distributions_checking_their_arguments():
+    """torch.compile turns Distribution's default validate_args off for the whole process; the
+    lesson's helper puts it back, so later code (and later tests) still get PyTorch's errors."""
+    import torch
+
+    lesson19.aot_graphs(lambda x: (x * 2).sum(), torch.randn(3, requires_grad=True))
+    assert torch.distributions.Distribution._validate_args is True
+    with pytest.raises(ValueError, match="scale"):
+        torch.distributions.Normal(0.0, -1.0)

@@ -8,6 +8,7 @@ import base64
 import json
 import re
 
+import big_graphs
 import numpy as np
 import pytest
 from explorer_graphs import EVIL, lib, libraries
@@ -296,6 +297,100 @@ def test_bands_stacked_on_each_other_never_share_a_fill():
         for j in range(len(chart.columns)):
             stack = [fills[i] for i, band in enumerate(chart.bands) if band.values[j]]
             assert all(a != b for a, b in zip(stack, stack[1:], strict=False)), (j, stack)
+
+
+BAND = re.compile(
+    r'<path class="mg-mem-band mg-mem-(\w+)" data-node="([^"]*)" d="([^"]*)" fill="([^"]*)"'
+)
+TICK = re.compile(r'<text class="mg-mem-text" x="[^"]+" y="([^"]+)" dy="[^"]+" [^>]*>([\d,]+) B<')
+
+
+def crossings(d: str, x: float) -> list[tuple[float, float]]:
+    """The (top, bottom) y of each piece of a band's path the vertical line at `x` runs through.
+    Each piece is one closed outline of H and V moves, so the line meets it on two H edges."""
+    pieces = []
+    for outline in re.findall(r"M[^Z]*Z", d):
+        points, ys = [], []
+        for move, value in re.findall(r"([MHV])([-\d.,]+)", outline):
+            last = points[-1] if points else (0.0, 0.0)
+            if move == "M":
+                points.append(tuple(float(v) for v in value.split(",")))
+            else:
+                points.append((float(value), last[1]) if move == "H" else (last[0], float(value)))
+        for (x1, y1), (x2, y2) in zip(points, points[1:] + points[:1], strict=True):
+            if y1 == y2 and min(x1, x2) < x < max(x1, x2):
+                ys.append(y1)
+        ys.sort()
+        pieces += list(zip(ys[::2], ys[1::2], strict=True))
+    return pieces
+
+
+def check_drawn_stack(m: MemoryTimeline) -> None:
+    """What the chart draws, read back from its SVG: in every column the bands stand on the axis
+    and on each other (no gap, no overlap), each band holding bytes is drawn as tall as its bytes,
+    in a colour that is not the paper's, each category's bands as tall as its bytes, and all of
+    them as tall as the step's total."""
+    svg, chart = m.svg(), m.chart()
+    ticks = [(float(y), int(n.replace(",", ""))) for y, n in TICK.findall(svg)]
+    (axis, _), (top_y, top_bytes) = ticks[0], ticks[-1]
+    per_byte = (axis - top_y) / top_bytes  # SVG units per byte
+    x0, w, steps = (float(re.search(rf'data-{a}="([\d.]+)"', svg)[1]) for a in ("x0", "w", "steps"))
+    bands = BAND.findall(svg)
+    assert len(bands) == len(chart.bands)
+    assert not {fill for *_, fill in bands} & set(PAPERS.values())
+    tolerance = 0.11  # the SVG writes y to 0.1
+    for j, k in enumerate(chart.columns):
+        x = x0 + (min(j * chart.per, steps) + min((j + 1) * chart.per, steps)) / 2 / steps * w
+        pieces = sorted(
+            (
+                (bottom, top, (category, key))
+                for category, key, d, _ in bands
+                for top, bottom in crossings(d, x)
+            ),
+            reverse=True,
+        )
+        level = axis
+        for bottom, top, band in pieces:
+            assert abs(bottom - level) <= tolerance, (k, band, "gap or overlap")
+            level = top
+        total = m.steps[k]["total"]
+        assert abs((axis - level) / per_byte - total) <= tolerance / per_byte, (k, total)
+        drawn = {band: (bottom - top) / per_byte for bottom, top, band in pieces}
+        held = {(b.category, b.key): b.values[j] for b in chart.bands if b.values[j]}
+        assert drawn.keys() == held.keys(), (k, drawn, held)
+        for band, n in held.items():
+            assert abs(drawn[band] - n) <= tolerance / per_byte, (k, band, drawn[band], n)
+        for category, n in m.steps[k]["bytes"].items():  # each in its category's band
+            mine = sum(h for (c, _), h in drawn.items() if c == category)
+            assert abs(mine - n) <= len(drawn) * tolerance / per_byte, (k, category, mine, n)
+
+
+def linear_checkpointed_mlp() -> MemoryTimeline:
+    """The program the browser test shows (tests/browser/test_memory_timeline_browser.py):
+    minigrad's Linear layers, the first two under a non-reentrant checkpoint."""
+    minigrad.manual_seed(0)
+    l1, l2, l3 = (minigrad.nn.Linear(n_in, n_out) for n_in, n_out in SIZES)
+    x = minigrad.randn(8, 4)
+    h = minigrad.utils.checkpoint.checkpoint(
+        lambda v: l2(l1(v).tanh()).tanh(), x, use_reentrant=False
+    )
+    loss = l3(h).pow(2).mean()
+    with record_backward(loss) as bwd:
+        loss.backward()
+    return bwd.memory()
+
+
+def test_the_drawn_bands_add_up_to_every_steps_total():
+    """Read back from the SVG, every step's bands are drawn whole. Step 21 of the browser's
+    program holds 776 B: the checkpoint node's 128 saved bytes and the 512 waiting in its input
+    buffer, TBackward0's 128 and a leaf's 8 waiting too (one node, two bands, both drawn)."""
+    m = linear_checkpointed_mlp()
+    assert m.steps[20]["bytes"] == {"saved": 128, "grads": 0, "buffers": 648}
+    assert m.steps[20]["by_node"]["CheckpointWithoutReentrantBackward"] == 128 + 512
+    check_drawn_stack(m)
+    for name in libraries():
+        check_drawn_stack(timeline(name, retain=True, checkpointed=True))
+        check_drawn_stack(big_graphs.recorded(lib(name), 4)[1].memory())  # shared bands, columns
 
 
 def test_chart_axis_counts_steps_from_one():
