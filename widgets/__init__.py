@@ -7,6 +7,7 @@
     with record_backward(loss, forward=fwd) as bwd: loss.backward()
     bwd.player()                                   # watch the engine run, edge by edge
     bwd.memory()                                   # the bytes it held, step by step
+    bwd.player(memory=True)                        # the same chart under the replay
     forward_and_reverse(f, [x], [v])               # forward mode (tangents) and reverse mode
     side_by_side({"minigrad": g1, "PyTorch": g2})  # pictures in a row that wraps to fit
     draw_own(loss); record_own_backward(loss)      # a learner's own engine (own_engine.py)
