@@ -9,6 +9,8 @@ import json
 import re
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -92,6 +94,27 @@ def set_theme(lab, theme: str | None) -> None:
 def set_locale(lab, locale: str | None) -> None:
     """JupyterLab's display language (None: English), as `make lab LANG=zh` sets it."""
     _user_setting(lab, "@jupyterlab/translation-extension/plugin", locale and {"locale": locale})
+
+
+@contextmanager
+def opened_as_stored(
+    page, lab, nb: nbformat.NotebookNode, stem: str, theme: str | None, locale: str | None = None
+) -> Iterator[None]:
+    """Run `nb` as `make notebooks` stores a lesson (no widget state), then open a fresh copy in
+    `theme` and `locale`: untrusted, as a learner first sees it. Both settings are reset after."""
+    from nbclient import NotebookClient
+
+    NotebookClient(
+        nb, timeout=120, store_widget_state=False, resources={"metadata": {"path": str(ROOT)}}
+    ).execute()
+    set_theme(lab, theme)
+    set_locale(lab, locale)
+    try:
+        page.goto(lab.lab_url(write_fresh(lab, nb, stem)))
+        yield
+    finally:
+        set_theme(lab, None)
+        set_locale(lab, None)
 
 
 # menu labels in English or in the zh_CN language pack's words

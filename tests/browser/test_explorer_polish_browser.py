@@ -25,16 +25,14 @@ import time
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 from notebook_runner import (
     NB_DIR,
-    ROOT,
     SHOT_DIR,
+    opened_as_stored,
     run_all,
     run_notebook,
     set_locale,
     set_theme,
-    write_fresh,
 )
 from test_lessons_browser import lesson_root  # noqa: F401 (the lessons' labkit beside them)
 
@@ -353,14 +351,8 @@ def test_first_open_untrusted_pictures_legend_and_side_by_side(lab, lab_page, th
     HTML is sanitized): every picture shows, the legend explains the shape line in the page's
     language, the side-by-side pictures stay inside the column."""
     page = lab_page
-    nb = notebook(lang)
-    NotebookClient(
-        nb, timeout=120, store_widget_state=False, resources={"metadata": {"path": str(ROOT)}}
-    ).execute()
-    set_theme(lab, THEME[theme])
-    set_locale(lab, LANG[lang])
-    try:
-        page.goto(lab.lab_url(write_fresh(lab, nb, f"polish-first-open-{theme}-{lang}")))
+    stem = f"polish-first-open-{theme}-{lang}"
+    with opened_as_stored(page, lab, notebook(lang), stem, THEME[theme], LANG[lang]):
         pictures = page.locator(f"{OUT} img.mg-picture")
         expect(pictures.first).to_be_visible(timeout=60_000)
         expect(page.locator(f"{OUT}.jp-mod-trusted")).to_have_count(0)
@@ -374,9 +366,6 @@ def test_first_open_untrusted_pictures_legend_and_side_by_side(lab, lab_page, th
         check_side_by_side(page, f"first-open-{theme}-{lang}")
         first = page.locator(f"{OUT} .mg-static").first
         shoot(page, first, f"polish-first-open-{theme}-{lang}.png")
-    finally:
-        set_theme(lab, None)
-        set_locale(lab, None)
     assert page.js_errors == [], page.js_errors
 
 

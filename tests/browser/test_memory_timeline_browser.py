@@ -11,8 +11,13 @@ import re
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
-from notebook_runner import ROOT, SHOT_DIR, run_notebook, set_locale, set_theme, write_fresh
+from notebook_runner import (
+    SHOT_DIR,
+    opened_as_stored,
+    run_notebook,
+    set_locale,
+    set_theme,
+)
 
 expect = pytest.importorskip("playwright.sync_api").expect  # skip cleanly without it
 
@@ -214,14 +219,8 @@ def test_pointing_at_a_module_box_brings_out_the_bands_of_its_nodes(lab, lab_pag
 @pytest.mark.parametrize(("theme", "lang"), [("dark", "en"), ("light", "zh")])
 def test_the_static_chart_shows_in_a_fresh_untrusted_notebook(lab, lab_page, theme, lang):
     page = lab_page
-    nb = notebook(lang)
-    NotebookClient(
-        nb, timeout=120, store_widget_state=False, resources={"metadata": {"path": str(ROOT)}}
-    ).execute()
-    set_theme(lab, THEME[theme])
-    set_locale(lab, LANG[lang])
-    try:
-        page.goto(lab.lab_url(write_fresh(lab, nb, f"memory-untrusted-{theme}-{lang}")))
+    stem = f"memory-untrusted-{theme}-{lang}"
+    with opened_as_stored(page, lab, notebook(lang), stem, THEME[theme], LANG[lang]):
         chart = page.locator(f"{OUT} .mg-memory img.mg-picture")
         expect(chart).to_be_visible(timeout=60_000)
         expect(page.locator(f"{OUT}.jp-mod-trusted")).to_have_count(0)
@@ -230,9 +229,6 @@ def test_the_static_chart_shows_in_a_fresh_untrusted_notebook(lab, lab_page, the
         caption = page.locator(f"{OUT} .mg-memory .mg-caption").first
         expect(caption).to_contain_text("内存时间线" if lang == "zh" else "memory timeline")
         shoot(page, page.locator(f"{OUT} .mg-memory"), f"memory-untrusted-{theme}-{lang}.png")
-    finally:
-        set_theme(lab, None)
-        set_locale(lab, None)
     assert page.js_errors == [], page.js_errors
 
 
