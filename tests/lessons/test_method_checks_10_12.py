@@ -166,26 +166,6 @@ LAZY_TANH = {
 }
 
 
-@pytest.mark.parametrize("answer", CORRECT_TANH.values(), ids=CORRECT_TANH)
-def test_10_scaled_tanh_accepts_correct_formulas_written_differently(said, answer):
-    assert passed(said(lesson10.check_scaled_tanh, answer))
-
-
-@pytest.mark.parametrize("name", LAZY_TANH)
-def test_10_scaled_tanh_names_each_lazy_answer(said, name):
-    answer, english, _ = LAZY_TANH[name]
-    out = said(lesson10.check_scaled_tanh, answer)
-    assert failed_with(out, *english), out
-
-
-@pytest.mark.parametrize("name", LAZY_TANH)
-def test_10_scaled_tanh_names_each_lazy_answer_in_chinese(chinese, said, name):
-    answer, _, words = LAZY_TANH[name]
-    out = said(lesson10.check_scaled_tanh, answer)
-    assert out.startswith("✗ 缩放的 tanh（ScaledTanh）：还没对。") and all(w in out for w in words)
-    chinese_only(out)
-
-
 def test_10_pytorch_refuses_a_gradient_for_a_float_argument_as_the_check_says():
     """The message quotes PyTorch's own refusal: the same class and words in both libraries."""
     torch = pytest.importorskip("torch")
@@ -266,23 +246,45 @@ LAZY_SIGN = {
 }
 
 
-@pytest.mark.parametrize("answer", CORRECT_SIGN.values(), ids=CORRECT_SIGN)
-def test_10_sign_ste_accepts_correct_answers_written_differently(said, answer):
-    assert passed(said(lesson10.check_sign_ste, answer))
+# the two custom-Function exercises of lesson 10: check, right answers, lazy ones, Chinese title
+FUNCTION_CHECKS = {
+    "scaled_tanh": (
+        lesson10.check_scaled_tanh,
+        CORRECT_TANH,
+        LAZY_TANH,
+        "缩放的 tanh（ScaledTanh）",
+    ),
+    "sign_ste": (lesson10.check_sign_ste, CORRECT_SIGN, LAZY_SIGN, "带直通估计器的符号函数"),
+}
+CORRECT_CASES = [
+    pytest.param(check, answer, id=f"{exercise}-{name}")
+    for exercise, (check, correct, _, _) in FUNCTION_CHECKS.items()
+    for name, answer in correct.items()
+]
+LAZY_CASES = [
+    pytest.param(check, *lazy[name], title, id=f"{exercise}-{name}")
+    for exercise, (check, _, lazy, title) in FUNCTION_CHECKS.items()
+    for name in lazy
+]
 
 
-@pytest.mark.parametrize("name", LAZY_SIGN)
-def test_10_sign_ste_names_each_lazy_answer(said, name):
-    answer, english, _ = LAZY_SIGN[name]
-    out = said(lesson10.check_sign_ste, answer)
+@pytest.mark.parametrize(("check", "answer"), CORRECT_CASES)
+def test_10_function_checks_accept_correct_answers_written_differently(said, check, answer):
+    assert passed(said(check, answer))
+
+
+@pytest.mark.parametrize(("check", "answer", "english", "words", "title"), LAZY_CASES)
+def test_10_function_checks_name_each_lazy_answer(said, check, answer, english, words, title):
+    out = said(check, answer)
     assert failed_with(out, *english), out
 
 
-@pytest.mark.parametrize("name", LAZY_SIGN)
-def test_10_sign_ste_names_each_lazy_answer_in_chinese(chinese, said, name):
-    answer, _, words = LAZY_SIGN[name]
-    out = said(lesson10.check_sign_ste, answer)
-    assert out.startswith("✗ 带直通估计器的符号函数：还没对。") and all(w in out for w in words)
+@pytest.mark.parametrize(("check", "answer", "english", "words", "title"), LAZY_CASES)
+def test_10_function_checks_name_each_lazy_answer_in_chinese(
+    chinese, said, check, answer, english, words, title
+):
+    out = said(check, answer)
+    assert out.startswith(f"✗ {title}：还没对。") and all(w in out for w in words)
     chinese_only(out)
 
 
